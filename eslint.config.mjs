@@ -1,0 +1,40 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import { builtinModules } from 'node:module';
+
+const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'dist/', 'coverage/', '.relay/', 'workflow-bundle.js', 'migrations/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports', disallowTypeAnnotations: false }],
+    },
+  },
+  {
+    files: ['**/*.js', '**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly', process: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    // Workflow code is replayed deterministically inside Temporal's sandbox:
+    // no Node built-ins, no I/O libraries, and activities only as types.
+    files: ['workflows/**/*.ts'],
+    ignores: ['workflows/**/*.test.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: nodeBuiltins.map((name) => ({ name, message: 'Workflows must be deterministic: do I/O in an activity.' })),
+          patterns: [
+            { group: ['../activities', '../activities/*', '**/activities/**'], allowTypeImports: true, message: 'Import activities as types only (import type).' },
+            { group: ['**/src/**', 'pg', 'undici', '@mikro-orm/*', 'koa', 'jsonata', 'nunjucks'], allowTypeImports: true, message: 'Workflows must not import I/O code.' },
+          ],
+        },
+      ],
+    },
+  },
+);

@@ -1,0 +1,51 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
+import type { Logger } from '../common/logger';
+import { SecretBox } from '../common/secret-box';
+import type { Config } from '../config/config';
+import { createOrm } from '../db/orm';
+import { createTemporalClient } from '../temporal/client';
+import { createLogger } from '../common/logger';
+
+/**
+ * The process-wide dependencies, built once at start-up and handed to the
+ * HTTP app, the GraphQL schema and the worker. Nothing else reaches for
+ * globals; tests build their own container.
+ */
+export interface AppContainer {
+  config: Config;
+  orm: MikroORM;
+  secrets: SecretBox;
+  temporal: Client;
+  log: Logger;
+  /** Things to stop on shutdown, last registered first. */
+  onClose(fn: () => Promise<void> | void): void;
+  close(): Promise<void>;
+}
+
+export async function createContainer(config: Config, log: Logger = createLogger(config.LOG_LEVEL)): Promise<AppContainer> {
+  if (!config.DATABASE_URL) throw new Error('DATABASE_URL is not set');
+  const orm = await createOrm(config.DATABASE_URL, { pool: { min: 0, max: config.DATABASE_POOL_MAX } });
+  const temporal = createTemporalClient(config);
+  const closers: Array<() => Promise<void> | void> = [
+    () => orm.close(),
+    () => temporal.connection.close(),
+  ];
+  return {
+    config,
+    orm,
+    secrets: new SecretBox(config.encryptionKeys),
+    temporal,
+    log,
+    onClose: (fn) => closers.push(fn),
+    close: async () => {
+      for (const fn of closers.reverse()) {
+        try {
+          await fn();
+        } catch (err) {
+          log.warn({ err }, 'error during shutdown');
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,19 @@
+import type { AppContainer } from './container';
+import { type ApiServer, startApiServer } from '../http/server';
+import { startRelayWorker } from '../worker/worker';
+
+/**
+ * What an API process runs: the HTTP server and the background loops that
+ * belong beside it. Returns a stop function (stops in reverse order).
+ */
+export async function startApiProcess(container: AppContainer, port?: number): Promise<ApiServer> {
+  const api = await startApiServer(container, port);
+  container.onClose(() => api.close());
+  return api;
+}
+
+/** What a worker process runs: the Temporal worker (workflows + activities). */
+export async function startWorkerProcess(container: AppContainer, taskQueue?: string): Promise<void> {
+  const worker = await startRelayWorker(container, { taskQueue });
+  container.onClose(() => worker.stop());
+}

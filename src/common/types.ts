@@ -1,0 +1,70 @@
+/** Domain vocabulary shared by entities, services, workflows and the wire formats. */
+
+export const ROLES = ['owner', 'admin', 'developer', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const PLANS = ['free', 'team', 'growth'] as const;
+export type Plan = (typeof PLANS)[number];
+
+export const DESTINATION_TYPES = ['chat_b', 'chat_a', 'chat_c', 'webhook', 'cli'] as const;
+export type DestinationType = (typeof DESTINATION_TYPES)[number];
+
+/** Providers an endpoint (source) can be bound to. */
+export const ENDPOINT_PROVIDERS = ['codehost_a', 'codehost_b', 'codehost_c', 'chat_a', 'tracker_a', 'tracker_b', 'payments_a'] as const;
+export type EndpointProvider = (typeof ENDPOINT_PROVIDERS)[number];
+
+/** Providers an OAuth connection can be made with. */
+export const OAUTH_PROVIDERS = [...ENDPOINT_PROVIDERS, 'chat_b'] as const;
+export type OAuthProvider = (typeof OAUTH_PROVIDERS)[number];
+
+export const FILTER_OPERATORS = ['eq', 'neq', 'contains', 'not_contains', 'exists', 'not_exists', 'regex'] as const;
+export type FilterOperator = (typeof FILTER_OPERATORS)[number];
+
+export const LOGICS = ['AND', 'OR'] as const;
+export type Logic = (typeof LOGICS)[number];
+
+export const EVENT_STATUSES = ['received', 'filtered'] as const;
+export type EventStatus = (typeof EVENT_STATUSES)[number];
+
+export const DELIVERY_STATUSES = ['queued', 'retrying', 'success', 'failed', 'canceled'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+export type AttemptStatus = DeliveryStatus;
+
+/** `field` is `header.<Name>` or `body.<dot.path>` (array indexes allowed: `body.items.0.id`). */
+export interface Condition {
+  field: string;
+  operator: FilterOperator;
+  value?: string;
+}
+
+/** RULINGS.md §3. */
+export interface TypingRule {
+  name: string;
+  logic: Logic;
+  conditions: Condition[];
+  parts: Array<{ literal: string } | { path: string }>;
+  separator?: string;
+}
+
+/** RULINGS.md §8. */
+export interface RoutingRule {
+  name: string;
+  logic: Logic;
+  conditions: Condition[];
+  template_id?: string | null;
+  transform_id?: string | null;
+}
+
+export interface RetryPolicy {
+  /** Total attempts including the first. */
+  max_attempts: number;
+  /** Delays in seconds between attempts; the last value repeats when attempts outnumber it. */
+  backoff: number[];
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  max_attempts: 7,
+  backoff: [1, 5, 30, 120, 900, 3600, 21600],
+};
+
+export const DEFAULT_HEADER_PREFIX = 'Service';

@@ -1,0 +1,23 @@
+import { ConfigError, loadConfig } from './config';
+
+describe('loadConfig', () => {
+  it('applies documented defaults', () => {
+    const c = loadConfig({});
+    expect(c.PORT).toBe(3000);
+    expect(c.RELAY_MAX_BODY_BYTES).toBe(1024 * 1024);
+    expect(c.RELAY_DELIVERY_TIMEOUT_MS).toBe(30_000);
+    expect(c.publicBaseUrl).toBe('http://localhost:3000');
+  });
+
+  it('names the variable that is invalid', () => {
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/^PORT:/);
+    expect(() => loadConfig({ RELAY_ALLOW_PRIVATE_NETWORKS: 'maybe' })).toThrow(/^RELAY_ALLOW_PRIVATE_NETWORKS:/);
+    expect(() => loadConfig({ RELAY_ENCRYPTION_KEYS: 'k1:short' })).toThrow(ConfigError);
+  });
+
+  it('requires secrets and external services in production', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/^RELAY_ENCRYPTION_KEYS/);
+    const key = `k1:${Buffer.alloc(32, 1).toString('base64')}`;
+    expect(() => loadConfig({ NODE_ENV: 'production', RELAY_ENCRYPTION_KEYS: key })).toThrow(/^RELAY_JWT_SECRET/);
+  });
+});

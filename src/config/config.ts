@@ -1,0 +1,98 @@
+import { z } from 'zod';
+
+/**
+ * Every environment variable the service reads, in one place. Each one is
+ * documented in the README's configuration table with its default; invalid
+ * values stop start-up with a message that names the variable.
+ */
+
+const bool = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', ''])
+  .transform((v) => v === '1' || v === 'true' || v === 'yes');
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const optionalUrl = z.union([z.literal(''), z.url()]).transform((v) => v || undefined);
+
+const schema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: int(0, 65535).default(3000),
+  PUBLIC_BASE_URL: optionalUrl.optional(),
+
+  DATABASE_URL: optionalUrl.optional(),
+  DATABASE_POOL_MAX: int(1, 200).default(20),
+
+  TEMPORAL_ADDRESS: z.string().optional(),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('relay-deliveries'),
+  TEMPORAL_CLI_PATH: z.string().optional(),
+
+  RELAY_DATA_DIR: z.string().min(1).default('.relay'),
+  RELAY_PG_PORT: int(1, 65535).default(54329),
+  RELAY_TEMPORAL_PORT: int(1, 65535).default(7233),
+  RELAY_TEMPORAL_UI_PORT: int(1, 65535).default(8233),
+
+  /** `kid:base64key[,kid:base64key…]`; the first key encrypts, all keys decrypt. */
+  RELAY_ENCRYPTION_KEYS: z.string().optional(),
+  RELAY_JWT_SECRET: z.string().min(32).optional(),
+  RELAY_ACCESS_TOKEN_TTL_SECONDS: int(60, 86400).default(900),
+  RELAY_REFRESH_TOKEN_TTL_SECONDS: int(3600, 90 * 86400).default(30 * 86400),
+
+  RELAY_MAX_BODY_BYTES: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
+  RELAY_DELIVERY_TIMEOUT_MS: int(100, 300_000).default(30_000),
+  RELAY_ALLOW_PRIVATE_NETWORKS: bool.default(false),
+  RELAY_EVENT_RETENTION_DAYS: int(1, 3650).default(30),
+  RELAY_RUN_WORKER: bool.default(true),
+});
+
+export type Config = z.infer<typeof schema> & {
+  publicBaseUrl: string;
+  encryptionKeys: EncryptionKey[];
+};
+
+export interface EncryptionKey {
+  id: string;
+  key: Buffer;
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+function parseEncryptionKeys(raw: string | undefined): EncryptionKey[] {
+  if (!raw) return [];
+  return raw.split(',').map((entry) => {
+    const [id, b64] = entry.trim().split(':');
+    const key = Buffer.from(b64 ?? '', 'base64');
+    if (!id || !/^[A-Za-z0-9_-]{1,32}$/.test(id) || key.length !== 32) {
+      throw new ConfigError(
+        'RELAY_ENCRYPTION_KEYS: expected "kid:base64key[,kid:base64key]" with 32-byte (AES-256) keys, ' +
+          'e.g. k1:$(openssl rand -base64 32)',
+      );
+    }
+    return { id, key };
+  });
+}
+
+/** Parses `env` (default `process.env`); throws ConfigError naming the variable that is wrong. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ConfigError(`${String(issue.path[0])}: ${issue.message}`);
+  }
+  const values = parsed.data;
+  const encryptionKeys = parseEncryptionKeys(values.RELAY_ENCRYPTION_KEYS);
+  if (values.NODE_ENV === 'production') {
+    if (encryptionKeys.length === 0) throw new ConfigError('RELAY_ENCRYPTION_KEYS: required in production');
+    if (!values.RELAY_JWT_SECRET) throw new ConfigError('RELAY_JWT_SECRET: required in production (32+ characters)');
+    if (!values.DATABASE_URL) throw new ConfigError('DATABASE_URL: required in production');
+    if (!values.TEMPORAL_ADDRESS) throw new ConfigError('TEMPORAL_ADDRESS: required in production');
+  }
+  const publicBaseUrl = (values.PUBLIC_BASE_URL ?? `http://localhost:${values.PORT}`).replace(/\/$/, '');
+  return { ...values, publicBaseUrl, encryptionKeys };
+}

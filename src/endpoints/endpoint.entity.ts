@@ -1,0 +1,59 @@
+import { Entity, Enum, ManyToOne, type Opt, Property, Unique } from '@mikro-orm/core';
+import { ENDPOINT_PROVIDERS, type EndpointProvider, type TypingRule } from '../common/types';
+import { BaseEntity } from '../db/base.entity';
+import { OAuthConnection } from '../oauth/oauth-connection.entity';
+import { Project } from '../projects/project.entity';
+
+/** A source: receives `POST /hooks/:slug`. */
+@Entity({ tableName: 'webhook_endpoints' })
+export class WebhookEndpoint extends BaseEntity {
+  @ManyToOne(() => Project, { deleteRule: 'cascade', index: true })
+  project!: Project;
+
+  @Property({ type: 'text' })
+  name!: string;
+
+  /** Globally unique; the ingress lookup key. */
+  @Property({ type: 'text' })
+  @Unique()
+  slug!: string;
+
+  /** AES-GCM sealed (src/common/secret-box.ts); never returned. */
+  @Property({ type: 'text', hidden: true })
+  signingSecretEnc!: string;
+
+  /** The secret being rotated out; accepted until `previousSecretExpiresAt`. */
+  @Property({ type: 'text', nullable: true, hidden: true })
+  previousSigningSecretEnc?: string | null;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  previousSecretExpiresAt?: Date | null;
+
+  @Property({ type: 'text', nullable: true })
+  eventTypePath?: string | null;
+
+  @Property({ type: 'text', nullable: true })
+  eventTypeHeader?: string | null;
+
+  @Property({ type: 'jsonb', default: '[]' })
+  typingRules: TypingRule[] & Opt = [];
+
+  @Property({ type: 'boolean', default: true })
+  isActive: boolean & Opt = true;
+
+  @Enum({ items: () => ENDPOINT_PROVIDERS, type: 'text', nullable: true })
+  provider?: EndpointProvider | null;
+
+  @Property({ type: 'text', nullable: true })
+  providerRepo?: string | null;
+
+  @Property({ type: 'text', nullable: true })
+  providerWebhookId?: string | null;
+
+  @ManyToOne(() => OAuthConnection, { nullable: true, deleteRule: 'set null' })
+  oauthConnection?: OAuthConnection | null;
+
+  /** Created by an installed integration: never rate-limited (SPEC Limits rule 2). */
+  @Property({ type: 'boolean', default: false })
+  isIntegration: boolean & Opt = false;
+}

@@ -1,0 +1,57 @@
+import { Entity, Enum, Index, type Opt, PrimaryKey, Property, Unique } from '@mikro-orm/core';
+import { uuidv7 } from '../common/ids';
+import { EVENT_STATUSES, type EventStatus } from '../common/types';
+
+/**
+ * A stored webhook request. Written on the ingress hot path with plain SQL
+ * (src/ingress), so relations are kept as bare uuid columns.
+ * `payload` is `json` (not `jsonb`): the body's text is kept as sent, key order
+ * included, and inserts skip the binary conversion.
+ */
+@Entity({ tableName: 'events' })
+@Unique({ name: 'events_endpoint_idempotency_key_unique', properties: ['endpointId', 'idempotencyKey'] })
+@Index({ name: 'events_endpoint_id_idx', properties: ['endpointId', 'id'] })
+@Index({ name: 'events_project_id_idx', properties: ['projectId', 'id'] })
+@Index({
+  name: 'events_undispatched_idx',
+  expression: `create index "events_undispatched_idx" on "events" ("id") where "dispatched_at" is null and "status" = 'received'`,
+})
+export class Event {
+  @PrimaryKey({ type: 'uuid' })
+  id: string = uuidv7();
+
+  @Property({ type: 'uuid' })
+  endpointId!: string;
+
+  @Property({ type: 'uuid' })
+  projectId!: string;
+
+  @Property({ type: 'uuid' })
+  organizationId!: string;
+
+  /** Empty string when no rule yields a type (RULINGS.md §3). */
+  @Property({ type: 'text', default: '' })
+  eventType: string & Opt = '';
+
+  @Property({ type: 'json', columnType: 'json' })
+  payload!: unknown;
+
+  @Property({ type: 'json', columnType: 'json' })
+  headers!: Record<string, string>;
+
+  @Property({ type: 'text', nullable: true })
+  sourceIp?: string | null;
+
+  @Property({ type: 'text', nullable: true })
+  idempotencyKey?: string | null;
+
+  @Enum({ items: () => EVENT_STATUSES, type: 'text' })
+  status!: EventStatus;
+
+  /** Outbox marker: set once the event's deliveries exist (src/deliveries). */
+  @Property({ type: 'timestamptz', nullable: true })
+  dispatchedAt?: Date | null;
+
+  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  createdAt: Date & Opt = new Date();
+}

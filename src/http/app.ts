@@ -1,0 +1,22 @@
+import { randomUUID } from 'node:crypto';
+import Koa from 'koa';
+import type { Middleware } from 'koa';
+import type { AppContainer } from '../app/container';
+import { healthRoutes } from '../health/health.routes';
+import { errorMiddleware } from './error-middleware';
+
+/** The Koa app: ingress (`/hooks/:slug`), the `/v1` REST facade, `/graphql`, health. */
+export function createHttpApp(container: AppContainer, graphql: Middleware): Koa {
+  const app = new Koa({ proxy: true });
+  app.use(async (ctx, next) => {
+    ctx.state.requestId = ctx.get('X-Request-Id') || randomUUID();
+    ctx.set('X-Request-Id', ctx.state.requestId);
+    await next();
+  });
+  app.use(errorMiddleware(container.log));
+
+  const routers = [healthRoutes(container)];
+  for (const router of routers) app.use(router.routes()).use(router.allowedMethods());
+  app.use(graphql);
+  return app;
+}

@@ -1,0 +1,56 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
+import type { AppContainer } from '../app/container';
+import { createGraphQLContext } from '../graphql/context';
+import { createApolloServer, graphqlMiddleware } from '../graphql/http';
+import { buildRelaySchema } from '../graphql/schema';
+import { createHttpApp } from './app';
+
+export interface ApiServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Koa + Apollo on one http.Server, with graphql-ws subscriptions on the same port at `/graphql`. */
+export async function startApiServer(container: AppContainer, port = container.config.PORT, host = container.config.HOST): Promise<ApiServer> {
+  const schema = await buildRelaySchema();
+  const httpServer = http.createServer();
+  const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql' });
+  const wsCleanup = useServer(
+    {
+      schema,
+      context: (ctx) => {
+        const params = ctx.connectionParams ?? {};
+        const authorization = (params.authorization ?? params.Authorization) as string | undefined;
+        return createGraphQLContext(container, authorization);
+      },
+    },
+    wsServer,
+  );
+  const apollo = createApolloServer(schema, [
+    ApolloServerPluginDrainHttpServer({ httpServer }),
+    { serverWillStart: async () => ({ drainServer: async () => wsCleanup.dispose() }) },
+  ]);
+  await apollo.start();
+  const app = createHttpApp(container, graphqlMiddleware(container, apollo, container.config.RELAY_MAX_BODY_BYTES));
+  httpServer.on('request', app.callback());
+  httpServer.keepAliveTimeout = 65_000;
+
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(port, host, () => resolve());
+  });
+  const actualPort = (httpServer.address() as AddressInfo).port;
+  return {
+    port: actualPort,
+    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${actualPort}`,
+    close: async () => {
+      await apollo.stop();
+      await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
+import type { Logger } from '../common/logger';
+import { createActivities } from '../../activities';
+import type { AppContainer } from '../app/container';
+
+const WORKFLOWS_PATH = require.resolve('../../workflows');
+/** Written by `npm run build` (`relay bundle-workflows`); used in production so start-up does not bundle. */
+export const WORKFLOW_BUNDLE_PATH = path.resolve(__dirname, '..', '..', 'workflow-bundle.js');
+
+export async function bundleWorkflows(outFile = WORKFLOW_BUNDLE_PATH): Promise<string> {
+  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH });
+  fs.mkdirSync(path.dirname(outFile), { recursive: true });
+  fs.writeFileSync(outFile, code);
+  return outFile;
+}
+
+export interface RelayWorker {
+  worker: Worker;
+  run: Promise<void>;
+  stop(): Promise<void>;
+}
+
+let runtimeInstalled = false;
+
+/** Routes the SDK's own log lines (warnings and errors only) into our logger, once per process. */
+function installRuntimeLogger(log: Logger): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  Runtime.install({
+    logger: new DefaultLogger('WARN', ({ level, message, meta }) => {
+      if (level === 'ERROR') log.error({ temporal: meta }, message);
+      else log.warn({ temporal: meta }, message);
+    }),
+  });
+}
+
+export async function startRelayWorker(container: AppContainer, opts: { taskQueue?: string } = {}): Promise<RelayWorker> {
+  const { config } = container;
+  if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is not set');
+  installRuntimeLogger(container.log);
+  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const prebuilt = config.NODE_ENV === 'production' && fs.existsSync(WORKFLOW_BUNDLE_PATH);
+  const worker = await Worker.create({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: opts.taskQueue ?? config.TEMPORAL_TASK_QUEUE,
+    ...(prebuilt ? { workflowBundle: { codePath: WORKFLOW_BUNDLE_PATH } } : { workflowsPath: WORKFLOWS_PATH }),
+    activities: createActivities(container),
+    maxConcurrentActivityTaskExecutions: 200,
+    maxConcurrentWorkflowTaskExecutions: 100,
+    maxCachedWorkflows: 2000,
+    bundlerOptions: { ignoreModules: [] },
+  });
+  const run = worker.run();
+  return {
+    worker,
+    run,
+    stop: async () => {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await run.catch(() => undefined);
+      await connection.close();
+    },
+  };
+}

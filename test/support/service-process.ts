@@ -1,0 +1,82 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from './free-port';
+import { TEST_SECRETS, uniqueTaskQueue } from './test-env';
+
+const REPO = path.resolve(__dirname, '..', '..');
+
+export interface ServiceProcess {
+  baseUrl: string;
+  taskQueue: string;
+  child: ChildProcess;
+  output(): string;
+  /** SIGINT, then waits for exit; resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * Starts the service the way a user does (`node bin/relay.js <command>`),
+ * pointed at the test's database and the run's Temporal server, and waits
+ * until `/readyz` answers 200.
+ */
+export async function startServiceProcess(opts: {
+  databaseUrl: string;
+  command?: 'start' | 'api' | 'worker';
+  env?: Record<string, string>;
+  taskQueue?: string;
+}): Promise<ServiceProcess> {
+  const port = await freePort();
+  const taskQueue = opts.taskQueue ?? uniqueTaskQueue('e2e');
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-e2e-'));
+  const child = spawn(process.execPath, [path.join(REPO, 'bin', 'relay.js'), opts.command ?? 'start'], {
+    cwd: REPO,
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'warn',
+      PORT: String(port),
+      DATABASE_URL: opts.databaseUrl,
+      TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      RELAY_DATA_DIR: dataDir,
+      ...TEST_SECRETS,
+      ...opts.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${output}`);
+    try {
+      const res = await fetch(`${baseUrl}/readyz`);
+      if (res.status === 200) break;
+    } catch {
+      /* not listening yet */
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`service did not become ready in 60 s:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    baseUrl,
+    taskQueue,
+    child,
+    output: () => output,
+    stop: async () => {
+      if (child.exitCode === null) child.kill('SIGINT');
+      const code = await exited;
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      return code;
+    },
+  };
+}

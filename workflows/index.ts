@@ -1,0 +1,2 @@
+// Deterministic workflow code only: no I/O, no Node built-ins, activities imported as types.
+export { pingWorkflow } from './ping.workflow';
