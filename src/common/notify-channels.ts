@@ -1,0 +1,11 @@
+/**
+ * PostgreSQL LISTEN/NOTIFY channels shared across processes. Payloads are
+ * small hints; listeners re-read the tables (ids are UUIDv7, so "newer than
+ * the last id seen" is a cheap query).
+ */
+export const NOTIFY = {
+  /** Ingress committed new events (payload: empty or a project id); wakes the outbox dispatcher and subscriptions. */
+  eventsCommitted: 'relay_events',
+  /** A delivery attempt was recorded or changed (payload: attempt id). */
+  attemptsChanged: 'relay_attempts',
+} as const;
