@@ -8,4 +8,6 @@ export const NOTIFY = {
   eventsCommitted: 'relay_events',
   /** A delivery attempt was recorded or changed (payload: attempt id). */
   attemptsChanged: 'relay_attempts',
+  /** An endpoint (source) changed or was deleted (payload: endpoint id); ingress drops its cached copy. */
+  endpointsChanged: 'relay_endpoints',
 } as const;

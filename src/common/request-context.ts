@@ -1,5 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppContainer } from '../app/container';
+import type { Role } from './types';
+import type { Organization } from '../organizations/organization.entity';
+import type { Project } from '../projects/project.entity';
 
 /** Who is calling. A project API key acts as a `developer` of its own project (RULINGS.md §16). */
 export type Principal =
@@ -15,4 +18,35 @@ export interface RequestContext {
   principal: Principal | null;
   requestId: string;
   container: AppContainer;
+}
+
+/**
+ * A request acting inside one project (the "active project"), after the
+ * permission guard has checked the caller's role there. Project-scoped
+ * services take this and scope every query to `project.id`; a resource of
+ * another project is a 404.
+ */
+export interface ProjectContext extends RequestContext {
+  project: Project;
+  organization: Organization;
+  role: Role;
+}
+
+/** A request acting on one organization (members, invites, plan). */
+export interface OrganizationContext extends RequestContext {
+  organization: Organization;
+  role: Role;
+}
+
+/** For trusted internal callers (workers, schedulers, tests): full rights in the given project. */
+export function systemProjectContext(container: AppContainer, em: EntityManager, project: Project): ProjectContext {
+  return {
+    em,
+    container,
+    principal: null,
+    requestId: 'system',
+    project,
+    organization: project.organization,
+    role: 'owner',
+  };
 }

@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AppContainer } from '../../src/app/container';
+import type { DestinationType, Plan, Role } from '../../src/common/types';
+import { Destination } from '../../src/destinations/destination.entity';
+import { WebhookEndpoint } from '../../src/endpoints/endpoint.entity';
+import { EndpointDestination } from '../../src/links/endpoint-destination.entity';
+import { OrganizationMember } from '../../src/organizations/organization-member.entity';
+import { Organization } from '../../src/organizations/organization.entity';
+import { Project } from '../../src/projects/project.entity';
+import { User } from '../../src/users/user.entity';
+
+/**
+ * Rows for tests, inserted through the ORM on a forked EntityManager.
+ * Secrets are sealed with the container's SecretBox, exactly as the services do.
+ */
+const suffix = () => randomBytes(4).toString('hex');
+
+export interface Workspace {
+  user: User;
+  organization: Organization;
+  project: Project;
+}
+
+export async function createWorkspace(em: EntityManager, opts: { plan?: Plan; role?: Role; email?: string } = {}): Promise<Workspace> {
+  const user = em.create(User, { email: opts.email ?? `user-${suffix()}@example.test`, name: 'Test User' });
+  const organization = em.create(Organization, { name: `Org ${suffix()}`, plan: opts.plan ?? 'free' });
+  em.create(OrganizationMember, { organization, user, role: opts.role ?? 'owner' });
+  const project = em.create(Project, { organization, user, name: 'Default', slug: `default-${suffix()}` });
+  await em.flush();
+  return { user, organization, project };
+}
+
+export async function createEndpoint(
+  container: AppContainer,
+  em: EntityManager,
+  project: Project,
+  fields: Partial<Omit<WebhookEndpoint, 'signingSecretEnc'>> & { signingSecret?: string } = {},
+): Promise<{ endpoint: WebhookEndpoint; signingSecret: string }> {
+  const { signingSecret = `whsec_${randomBytes(24).toString('hex')}`, ...rest } = fields;
+  const endpoint = em.create(WebhookEndpoint, {
+    project,
+    name: 'Test endpoint',
+    slug: `ep-${suffix()}`,
+    signingSecretEnc: container.secrets.seal(signingSecret),
+    ...rest,
+  });
+  await em.flush();
+  return { endpoint, signingSecret };
+}
+
+export async function createDestination(
+  container: AppContainer,
+  em: EntityManager,
+  project: Project,
+  fields: Partial<Destination> & { type?: DestinationType; webhookUrl?: string; signingSecret?: string; botToken?: string } = {},
+): Promise<Destination> {
+  const { webhookUrl, signingSecret, botToken, ...rest } = fields;
+  const destination = em.create(Destination, {
+    project,
+    name: 'Test destination',
+    type: 'webhook',
+    webhookUrlEnc: webhookUrl ? container.secrets.seal(webhookUrl) : null,
+    webhookHost: webhookUrl ? new URL(webhookUrl).host : null,
+    signingSecretEnc: signingSecret ? container.secrets.seal(signingSecret) : null,
+    botTokenEnc: botToken ? container.secrets.seal(botToken) : null,
+    ...rest,
+  });
+  await em.flush();
+  return destination;
+}
+
+export async function linkEndpoint(
+  em: EntityManager,
+  endpoint: WebhookEndpoint,
+  destination: Destination,
+  fields: Partial<EndpointDestination> = {},
+): Promise<EndpointDestination> {
+  const link = em.create(EndpointDestination, { endpoint, destination, ...fields });
+  await em.flush();
+  return link;
+}
