@@ -42,6 +42,10 @@ const schema = z.object({
   RELAY_MAX_BODY_BYTES: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
   RELAY_DELIVERY_TIMEOUT_MS: int(100, 300_000).default(30_000),
   RELAY_ALLOW_PRIVATE_NETWORKS: bool.default(false),
+  /** Chat platform API bases for bot-token sends (RULINGS.md §28); webhook-URL sends need none. */
+  CHAT_A_API_BASE_URL: optionalUrl.optional(),
+  CHAT_B_API_BASE_URL: optionalUrl.optional(),
+  CHAT_C_API_BASE_URL: optionalUrl.optional(),
   RELAY_EVENT_RETENTION_DAYS: int(1, 3650).default(30),
   RELAY_RUN_WORKER: bool.default(true),
 });

@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import { NotFoundError, ValidationError } from '../common/errors';
+import { isUuid } from '../common/ids';
+import type { ProjectContext } from '../common/request-context';
+import type { SecretBox } from '../common/secret-box';
+import { Destination } from './destination.entity';
+
+/**
+ * Signing-secret rotation and clearing for `webhook` destinations (SPEC.md
+ * "POST/DELETE /v1/destinations/{id}/signing-secret"), and the secrets a
+ * delivery signs with. During an overlap each delivery carries a second
+ * signature made with the previous secret, so receivers can switch over.
+ */
+export const DEFAULT_OVERLAP_SECONDS = 86_400;
+export const MAX_OVERLAP_SECONDS = 604_800;
+export const MIN_SIGNING_SECRET_LENGTH = 16;
+export const MAX_SIGNING_SECRET_LENGTH = 1024;
+
+/** A destination signing secret as accepted on create, update and rotate. */
+export const signingSecretSchema = z
+  .string({ message: 'must be a string' })
+  .min(MIN_SIGNING_SECRET_LENGTH, { message: `must be at least ${MIN_SIGNING_SECRET_LENGTH} characters (32 or more random bytes recommended)` })
+  .max(MAX_SIGNING_SECRET_LENGTH, { message: `must be at most ${MAX_SIGNING_SECRET_LENGTH} characters` });
+
+export const rotateDestinationSecretInput = z.object({
+  signing_secret: signingSecretSchema,
+  overlap_seconds: z
+    .number({ message: 'must be an integer number of seconds' })
+    .int({ message: 'must be an integer number of seconds' })
+    .min(0, { message: 'must be 0 (immediate cutover) or more' })
+    .max(MAX_OVERLAP_SECONDS, { message: `must be at most ${MAX_OVERLAP_SECONDS} (7 days)` })
+    .optional(),
+});
+export type RotateDestinationSecretInput = z.infer<typeof rotateDestinationSecretInput>;
+
+async function loadWebhookDestination(ctx: ProjectContext, destinationId: string): Promise<Destination> {
+  const destination = isUuid(destinationId)
+    ? await ctx.em.findOne(Destination, { id: destinationId, project: ctx.project.id })
+    : null;
+  if (!destination) throw new NotFoundError('Destination', destinationId);
+  if (destination.type !== 'webhook') {
+    throw new ValidationError(
+      `Only webhook destinations are signed; destination ${destination.id} is of type ${destination.type}.`,
+      { field: 'type', type: destination.type },
+      'signing_not_supported',
+    );
+  }
+  return destination;
+}
+
+/**
+ * Replaces the signing secret. With `overlap_seconds` > 0 (default one day)
+ * and a current secret, the current one keeps signing `X-{prefix}-Signature-Previous`
+ * until the overlap ends; 0 cuts over at once. Returns the updated destination.
+ */
+export async function rotateDestinationSecret(
+  ctx: ProjectContext,
+  destinationId: string,
+  input: RotateDestinationSecretInput,
+): Promise<Destination> {
+  const parsed = rotateDestinationSecretInput.safeParse(input ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue.path.join('.') || 'body';
+    throw new ValidationError(`Invalid body: ${field}: ${issue.message}`, { field, fields: parsed.error.issues.map((i) => ({ field: i.path.join('.'), message: i.message })) });
+  }
+  const { signing_secret, overlap_seconds = DEFAULT_OVERLAP_SECONDS } = parsed.data;
+  const destination = await loadWebhookDestination(ctx, destinationId);
+  const keepPrevious = overlap_seconds > 0 && !!destination.signingSecretEnc;
+  destination.previousSigningSecretEnc = keepPrevious ? destination.signingSecretEnc : null;
+  destination.previousSecretExpiresAt = keepPrevious ? new Date(Date.now() + overlap_seconds * 1000) : null;
+  destination.signingSecretEnc = ctx.container.secrets.seal(signing_secret);
+  await ctx.em.flush();
+  return destination;
+}
+
+/** Removes signing: later deliveries carry no timestamp or signature headers. */
+export async function clearDestinationSecret(ctx: ProjectContext, destinationId: string): Promise<Destination> {
+  const destination = await loadWebhookDestination(ctx, destinationId);
+  destination.signingSecretEnc = null;
+  destination.previousSigningSecretEnc = null;
+  destination.previousSecretExpiresAt = null;
+  await ctx.em.flush();
+  return destination;
+}
+
+/** What a delivery signs with right now: the secret, and the previous one while its overlap lasts. */
+export function destinationSigningSecrets(
+  destination: Pick<Destination, 'signingSecretEnc' | 'previousSigningSecretEnc' | 'previousSecretExpiresAt'>,
+  secrets: SecretBox,
+  now: Date = new Date(),
+): { secret: string; previousSecret: string | null } | null {
+  if (!destination.signingSecretEnc) return null;
+  const overlapping =
+    !!destination.previousSigningSecretEnc && !!destination.previousSecretExpiresAt && destination.previousSecretExpiresAt.getTime() > now.getTime();
+  return {
+    secret: secrets.open(destination.signingSecretEnc),
+    previousSecret: overlapping ? secrets.open(destination.previousSigningSecretEnc!) : null,
+  };
+}

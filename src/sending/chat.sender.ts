@@ -1,0 +1,138 @@
+import type { Config } from '../config/config';
+import { answerToResult, failureToResult, type HttpAnswer, postJson } from './http-client';
+import { type ChatPlatform, type PlatformCooldowns } from './platform-cooldowns';
+import { parseRateLimit } from './retry-after';
+import { notSent, type SendResult } from './send-result';
+import { checkTargetUrl } from './target-url';
+
+export interface ChatSendArgs {
+  platform: ChatPlatform;
+  webhookUrl?: string | null;
+  botToken?: string | null;
+  channelId?: string | null;
+  guildId?: string | null;
+  /** The platform body rendered by src/formatting, without addressing fields. */
+  message: Record<string, unknown>;
+  eventId: string;
+  timeoutMs: number;
+  allowPrivateNetworks: boolean;
+}
+
+export interface ChatSendDeps {
+  config: Config;
+  cooldowns: PlatformCooldowns;
+}
+
+interface Route {
+  url: string;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+  /** User-supplied URLs go through the SSRF guard; the operator's API base URL is trusted. */
+  userUrl: boolean;
+}
+
+const BASE_URL_VARIABLE = { chat_a: 'CHAT_A_API_BASE_URL', chat_b: 'CHAT_B_API_BASE_URL', chat_c: 'CHAT_C_API_BASE_URL' } as const;
+
+/**
+ * Where and how a chat message goes (RULINGS.md §28). With a bot token and a
+ * channel id the platform API is used; otherwise the destination's webhook URL.
+ */
+function route(args: ChatSendArgs, config: Config): Route | { error: string } {
+  const { platform, message } = args;
+  if (args.botToken) {
+    if (!args.channelId) return { error: `a ${platform} destination with a bot token needs a channel_id` };
+    const variable = BASE_URL_VARIABLE[platform];
+    const base = config[variable]?.replace(/\/+$/, '');
+    if (!base) return { error: `${variable} is not set: a ${platform} destination with a bot token needs the platform's API base URL` };
+    const channel = encodeURIComponent(args.channelId);
+    switch (platform) {
+      case 'chat_a':
+        return {
+          url: `${base}/chat.postMessage`,
+          headers: { authorization: `Bearer ${args.botToken}`, 'content-type': 'application/json; charset=utf-8' },
+          body: { channel: args.channelId, ...message },
+          userUrl: false,
+        };
+      case 'chat_b':
+        return { url: `${base}/channels/${channel}/messages`, headers: { authorization: `Bot ${args.botToken}` }, body: message, userUrl: false };
+      case 'chat_c':
+        return {
+          url: `${base}/bot${encodeURIComponent(args.botToken)}/sendMessage`,
+          headers: {},
+          body: { chat_id: args.channelId, parse_mode: 'HTML', ...message },
+          userUrl: false,
+        };
+    }
+  }
+  if (!args.webhookUrl) {
+    return { error: `a ${platform} destination needs ${platform === 'chat_c' ? 'a bot token and a channel_id' : 'a webhook URL, or a bot token and a channel_id'}` };
+  }
+  if (platform === 'chat_c') return { error: 'chat_c destinations send with a bot token and a channel_id, not a webhook URL' };
+  const urlError = checkTargetUrl(args.webhookUrl);
+  if (urlError) return { error: urlError };
+  const url = new URL(args.webhookUrl);
+  // chat_b answers a webhook post with the created message (instead of an empty 204) only when asked to wait.
+  if (platform === 'chat_b') url.searchParams.set('wait', 'true');
+  return { url: url.toString(), headers: {}, body: message, userUrl: true };
+}
+
+/**
+ * Sends one chat message. A 429 (or a global cooldown in force) comes back as
+ * `rateLimited`: the caller waits `retryAfterMs` without counting an attempt.
+ * A global limit also starts the platform's shared cooldown for every worker.
+ */
+export async function sendChatMessage(args: ChatSendArgs, deps: ChatSendDeps): Promise<SendResult> {
+  const target = route(args, deps.config);
+  if ('error' in target) return notSent(args.message, target.error, { permanent: true });
+
+  const until = await deps.cooldowns.activeUntil(args.platform);
+  if (until) {
+    return notSent(target.body, `${args.platform} is in a global rate-limit cooldown until ${until.toISOString()}; not sent`, {
+      rateLimited: { retryAfterMs: Math.max(1, until.getTime() - Date.now()), global: true },
+    });
+  }
+
+  const outcome = await postJson(target.url, JSON.stringify(target.body), {
+    timeoutMs: args.timeoutMs,
+    allowPrivateNetworks: target.userUrl ? args.allowPrivateNetworks : true,
+    headers: target.headers,
+  });
+  if ('error' in outcome) return failureToResult(outcome, target.body);
+
+  const result = answerToResult(outcome, target.body);
+  const json = parseJson(outcome);
+  if (outcome.statusCode === 429) {
+    const limit = parseRateLimit(outcome.headers, json);
+    if (limit.global) await deps.cooldowns.set(args.platform, new Date(Date.now() + limit.retryAfterMs));
+    result.rateLimited = limit;
+    result.error = `rate limited by ${args.platform}${limit.global ? ' (global limit)' : ''}: retry after ${limit.retryAfterMs} ms`;
+    return result;
+  }
+  // chat_a and chat_c answer some failures with 200 and `{ "ok": false }`.
+  if (result.ok && json && (json as { ok?: unknown }).ok === false) result.ok = false;
+  if (!result.ok) {
+    const detail = platformError(json, outcome);
+    result.error = `${result.error ?? `${args.platform} API error`}${detail ? `: ${detail}` : ''}`;
+  }
+  return result;
+}
+
+function parseJson(answer: HttpAnswer): unknown {
+  const text = answer.body.toString('utf8').trim();
+  if (!text.startsWith('{')) return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
+}
+
+/** The platform's own words for a failure: `description` (chat_c), `error` (chat_a), `message` (chat_b), or a short text body. */
+function platformError(json: unknown, answer: HttpAnswer): string | null {
+  if (json && typeof json === 'object') {
+    const j = json as Record<string, unknown>;
+    for (const key of ['description', 'error', 'message']) if (typeof j[key] === 'string') return j[key];
+  }
+  const text = answer.body.toString('utf8', 0, 200).trim();
+  return text && !text.startsWith('{') && !text.startsWith('<') ? text : null;
+}

@@ -1,0 +1,62 @@
+import { DEFAULT_RETRY_AFTER_MS, MAX_RETRY_AFTER_MS, parseRateLimit, parseRetryAfterHeader, webhookRetryAfterMs } from './retry-after';
+
+const NOW = Date.parse('2026-01-01T00:00:00Z');
+
+describe('parseRetryAfterHeader', () => {
+  it.each([
+    ['120', 120_000],
+    ['0', 0],
+    ['1.5', 1500],
+    [' 7 ', 7000],
+    ['Thu, 01 Jan 2026 00:00:30 GMT', 30_000],
+    ['Wed, 31 Dec 2025 23:00:00 GMT', 0],
+    ['soon', null],
+    ['-5', null],
+    ['', null],
+    [undefined, null],
+  ])('%p → %p', (value, expected) => {
+    expect(parseRetryAfterHeader(value, NOW)).toBe(expected);
+  });
+});
+
+describe('parseRateLimit (per platform)', () => {
+  it('chat_b: JSON retry_after in fractional seconds and the global flag', () => {
+    expect(parseRateLimit({ 'retry-after': '3' }, { message: 'You are being rate limited.', retry_after: 2.345, global: true }, NOW)).toEqual({
+      retryAfterMs: 2345,
+      global: true,
+    });
+    expect(parseRateLimit({}, { retry_after: 0.5, global: false }, NOW)).toEqual({ retryAfterMs: 500, global: false });
+  });
+
+  it('chat_b: global from the X-RateLimit-Global / X-RateLimit-Scope headers', () => {
+    expect(parseRateLimit({ 'retry-after': '4', 'x-ratelimit-global': 'true' }, null, NOW)).toEqual({ retryAfterMs: 4000, global: true });
+    expect(parseRateLimit({ 'x-ratelimit-reset-after': '1.25', 'x-ratelimit-scope': 'global' }, null, NOW)).toEqual({
+      retryAfterMs: 1250,
+      global: true,
+    });
+    expect(parseRateLimit({ 'retry-after': '4', 'x-ratelimit-scope': 'user' }, null, NOW).global).toBe(false);
+  });
+
+  it('chat_a: the Retry-After header', () => {
+    expect(parseRateLimit({ 'retry-after': '30' }, { ok: false, error: 'ratelimited' }, NOW)).toEqual({ retryAfterMs: 30_000, global: false });
+  });
+
+  it('chat_c: parameters.retry_after', () => {
+    const body = { ok: false, error_code: 429, description: 'Too Many Requests: retry after 17', parameters: { retry_after: 17 } };
+    expect(parseRateLimit({}, body, NOW)).toEqual({ retryAfterMs: 17_000, global: false });
+  });
+
+  it('falls back to a default when nothing says how long, and caps at one hour', () => {
+    expect(parseRateLimit({}, null, NOW).retryAfterMs).toBe(DEFAULT_RETRY_AFTER_MS);
+    expect(parseRateLimit({}, { retry_after: 'x' }, NOW).retryAfterMs).toBe(DEFAULT_RETRY_AFTER_MS);
+    expect(parseRateLimit({ 'retry-after': '999999' }, null, NOW).retryAfterMs).toBe(MAX_RETRY_AFTER_MS);
+  });
+});
+
+describe('webhookRetryAfterMs', () => {
+  it('reads Retry-After, capped at one hour; undefined without it', () => {
+    expect(webhookRetryAfterMs({ 'retry-after': '60' }, NOW)).toBe(60_000);
+    expect(webhookRetryAfterMs({ 'retry-after': '7200' }, NOW)).toBe(3_600_000);
+    expect(webhookRetryAfterMs({}, NOW)).toBeUndefined();
+  });
+});

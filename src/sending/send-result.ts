@@ -1,0 +1,52 @@
+/** The outcome of one HTTP send, as the send activity records it in a DeliveryAttempt. */
+export interface SendResult {
+  /** A 2xx answer (and, for platforms that answer 200 with `{ ok: false }`, an `ok` body). */
+  ok: boolean;
+  statusCode: number | null;
+  /** First 4096 bytes of the answer, cut on a UTF-8 boundary (RULINGS.md §1). */
+  responseBody: string | null;
+  responseBodyTruncated: boolean;
+  responseHeaders: Record<string, string> | null;
+  latencyMs: number;
+  /** Timeout / connection error / non-2xx summary / SSRF refusal; null on success. */
+  error: string | null;
+  /** Exactly the JSON body sent (or that would have been sent, when nothing went out). */
+  payloadSent: unknown;
+  /** Chat platform 429 (or an active global cooldown): wait this long, do not count an attempt. */
+  rateLimited?: { retryAfterMs: number; global: boolean };
+  /** Webhook destination 429: a failure, but the next retry waits at least this (capped at 1 h). */
+  retryAfterMs?: number;
+  /** The failure cannot succeed on retry (e.g. SSRF refusal, missing configuration). */
+  permanent?: boolean;
+}
+
+export const STORED_BODY_LIMIT_BYTES = 4096;
+
+/**
+ * The first `limit` bytes of `body` as text, never splitting a multi-byte
+ * character. NUL characters become U+FFFD because PostgreSQL text cannot hold them.
+ */
+export function truncateUtf8(body: Buffer, limit = STORED_BODY_LIMIT_BYTES): { text: string; truncated: boolean } {
+  let end = body.length;
+  if (end > limit) {
+    end = limit;
+    // Step back over continuation bytes (10xxxxxx) to the start of the character that was cut.
+    while (end > 0 && (body[end] & 0xc0) === 0x80) end--;
+  }
+  return { text: body.subarray(0, end).toString('utf8').replaceAll('\u0000', '\uFFFD'), truncated: body.length > limit };
+}
+
+/** A result for a send that never reached the network. */
+export function notSent(payload: unknown, error: string, extra: Partial<SendResult> = {}): SendResult {
+  return {
+    ok: false,
+    statusCode: null,
+    responseBody: null,
+    responseBodyTruncated: false,
+    responseHeaders: null,
+    latencyMs: 0,
+    error,
+    payloadSent: payload,
+    ...extra,
+  };
+}

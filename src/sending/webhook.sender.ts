@@ -1,0 +1,56 @@
+import { answerToResult, failureToResult, postJson } from './http-client';
+import { webhookRetryAfterMs } from './retry-after';
+import { notSent, type SendResult } from './send-result';
+import { signOutbound } from './signature';
+import { checkTargetUrl } from './target-url';
+
+export interface WebhookSendArgs {
+  url: string;
+  payload: unknown;
+  /** The project's header prefix: headers are `X-{prefix}-Event-ID` etc. */
+  headerPrefix: string;
+  eventId: string;
+  endpointId: string;
+  deliveryId?: string;
+  signing?: { secret: string; previousSecret?: string | null } | null;
+  timeoutMs: number;
+  allowPrivateNetworks: boolean;
+  now?: () => number;
+}
+
+/**
+ * Sends a delivery to a `webhook` destination (SPEC.md "Delivery" and
+ * "Outbound signing"): the JSON body, the event and endpoint id headers and,
+ * when the destination has a secret, a timestamp and `sha256=` signature over
+ * `<timestamp>.<raw body>` (plus the previous secret's signature during a rotation overlap).
+ */
+export async function sendWebhook(args: WebhookSendArgs): Promise<SendResult> {
+  const urlError = checkTargetUrl(args.url);
+  if (urlError) return notSent(args.payload, urlError, { permanent: true });
+
+  const body = JSON.stringify(args.payload ?? null);
+  const prefix = `X-${args.headerPrefix}`;
+  const headers: Record<string, string> = {
+    [`${prefix}-Event-ID`]: args.eventId,
+    [`${prefix}-Endpoint-ID`]: args.endpointId,
+  };
+  if (args.deliveryId) headers[`${prefix}-Delivery-ID`] = args.deliveryId;
+  if (args.signing?.secret) {
+    const timestamp = Math.floor((args.now ?? Date.now)() / 1000);
+    headers[`${prefix}-Timestamp`] = String(timestamp);
+    headers[`${prefix}-Signature`] = signOutbound(args.signing.secret, timestamp, body);
+    if (args.signing.previousSecret) {
+      headers[`${prefix}-Signature-Previous`] = signOutbound(args.signing.previousSecret, timestamp, body);
+    }
+  }
+
+  const payloadSent = args.payload ?? null;
+  const outcome = await postJson(args.url, body, { timeoutMs: args.timeoutMs, allowPrivateNetworks: args.allowPrivateNetworks, headers });
+  if ('error' in outcome) return failureToResult(outcome, payloadSent);
+  const result = answerToResult(outcome, payloadSent);
+  if (outcome.statusCode === 429) {
+    const retryAfterMs = webhookRetryAfterMs(outcome.headers, (args.now ?? Date.now)());
+    if (retryAfterMs !== undefined) result.retryAfterMs = retryAfterMs;
+  }
+  return result;
+}
