@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppContainer } from '../app/container';
+import type { AppError } from './errors';
 import type { Role } from './types';
 import type { Organization } from '../organizations/organization.entity';
 import type { Project } from '../projects/project.entity';
@@ -16,6 +17,10 @@ export type Principal =
 export interface RequestContext {
   em: EntityManager;
   principal: Principal | null;
+  /** Why the presented credential was refused; raised only when an operation needs authentication. */
+  authError?: AppError;
+  /** The project the caller selected (`X-Project-Id` header or `project_id` parameter), if any. */
+  projectHint?: string;
   requestId: string;
   container: AppContainer;
 }

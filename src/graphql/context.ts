@@ -10,10 +10,10 @@ export interface GraphQLContext {
 /** One forked EntityManager per operation (HTTP request or subscription message). */
 export async function createGraphQLContext(
   container: AppContainer,
-  authorization: string | undefined,
+  credentials: { authorization?: string; projectId?: string },
   requestId: string = randomUUID(),
 ): Promise<GraphQLContext> {
   const em = container.orm.em.fork();
-  const principal = await resolvePrincipal(container, em, authorization);
-  return { ctx: { em, principal, requestId, container } };
+  const { principal, error } = await resolvePrincipal(container, em, credentials.authorization);
+  return { ctx: { em, principal, authError: error, projectHint: credentials.projectId, requestId, container } };
 }

@@ -29,7 +29,12 @@ export function graphqlMiddleware(container: AppContainer, apollo: ApolloServer<
     }
     const response = await apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest: { method: ctx.method.toUpperCase(), headers, search: ctx.querystring, body },
-      context: () => createGraphQLContext(container, ctx.get('authorization') || undefined, ctx.state.requestId),
+      context: () =>
+        createGraphQLContext(
+          container,
+          { authorization: ctx.get('authorization') || undefined, projectId: ctx.get('x-project-id') || undefined },
+          ctx.state.requestId,
+        ),
     });
     for (const [key, value] of response.headers) ctx.set(key, value);
     ctx.status = response.status ?? 200;

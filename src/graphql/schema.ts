@@ -2,10 +2,11 @@ import 'reflect-metadata';
 import type { GraphQLSchema } from 'graphql';
 import { buildSchema, type NonEmptyArray } from 'type-graphql';
 import { HealthResolver } from '../health/health.resolver';
+import { ProjectResolver } from '../projects/project.resolver';
 
 /** Every resolver class; add new ones here. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const resolvers: NonEmptyArray<Function> = [HealthResolver];
+export const resolvers: NonEmptyArray<Function> = [HealthResolver, ProjectResolver];
 
 let cached: Promise<GraphQLSchema> | undefined;
 

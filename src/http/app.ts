@@ -3,7 +3,10 @@ import Koa from 'koa';
 import type { Middleware } from 'koa';
 import type { AppContainer } from '../app/container';
 import { healthRoutes } from '../health/health.routes';
+import { ingressRoutes } from '../ingress/ingress.routes';
+import { metricsRoutes } from '../metrics/metrics.routes';
 import { errorMiddleware } from './error-middleware';
+import { v1Router } from './v1';
 
 /** The Koa app: ingress (`/hooks/:slug`), the `/v1` REST facade, `/graphql`, health. */
 export function createHttpApp(container: AppContainer, graphql: Middleware): Koa {
@@ -15,7 +18,7 @@ export function createHttpApp(container: AppContainer, graphql: Middleware): Koa
   });
   app.use(errorMiddleware(container.log));
 
-  const routers = [healthRoutes(container)];
+  const routers = [ingressRoutes(container), healthRoutes(container), metricsRoutes(), v1Router(container)];
   for (const router of routers) app.use(router.routes()).use(router.allowedMethods());
   app.use(graphql);
   return app;

@@ -24,9 +24,12 @@ export async function startApiServer(container: AppContainer, port = container.c
     {
       schema,
       context: (ctx) => {
-        const params = ctx.connectionParams ?? {};
-        const authorization = (params.authorization ?? params.Authorization) as string | undefined;
-        return createGraphQLContext(container, authorization);
+        const params = (ctx.connectionParams ?? {}) as Record<string, unknown>;
+        const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+        return createGraphQLContext(container, {
+          authorization: text(params.authorization ?? params.Authorization),
+          projectId: text(params.projectId),
+        });
       },
     },
     wsServer,

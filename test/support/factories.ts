@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppContainer } from '../../src/app/container';
+import { uuidv7 } from '../../src/common/ids';
+import { NOTIFY } from '../../src/common/notify-channels';
 import type { DestinationType, Plan, Role } from '../../src/common/types';
 import { Destination } from '../../src/destinations/destination.entity';
 import { WebhookEndpoint } from '../../src/endpoints/endpoint.entity';
@@ -79,4 +81,33 @@ export async function linkEndpoint(
   const link = em.create(EndpointDestination, { endpoint, destination, ...fields });
   await em.flush();
   return link;
+}
+
+/**
+ * Inserts an event the way ingress commits one (`status`, `dispatched_at = NULL`
+ * and a NOTIFY to the outbox dispatcher in one transaction). Returns its id.
+ */
+export async function insertEvent(
+  container: AppContainer,
+  endpoint: WebhookEndpoint,
+  fields: { payload?: unknown; eventType?: string; headers?: Record<string, string>; status?: 'received' | 'filtered' } = {},
+): Promise<string> {
+  const id = uuidv7();
+  await container.orm.em.getConnection().getKnex().transaction(async (trx) => {
+    await trx.raw(
+      `insert into events (id, endpoint_id, project_id, organization_id, event_type, payload, headers, status)
+       select ?, ep.id, ep.project_id, p.organization_id, ?, ?::json, ?::json, ?
+         from webhook_endpoints ep join projects p on p.id = ep.project_id where ep.id = ?`,
+      [
+        id,
+        fields.eventType ?? '',
+        JSON.stringify(fields.payload ?? { hello: 'world' }),
+        JSON.stringify(fields.headers ?? { 'content-type': 'application/json' }),
+        fields.status ?? 'received',
+        endpoint.id,
+      ],
+    );
+    await trx.raw(`select pg_notify('${NOTIFY.eventsCommitted}', '')`);
+  });
+  return id;
 }

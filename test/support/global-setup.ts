@@ -2,12 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { createOrm, migrate } from '../../src/db/orm';
+import { execFileSync } from 'node:child_process';
 import { startEmbeddedPostgres } from '../../src/launcher/postgres';
 import { findTemporalCli, startTemporalDevServer } from '../../src/launcher/temporal';
 import { ensureSearchAttributes } from '../../src/temporal/ensure-search-attributes';
 import { freePort } from './free-port';
-import { TEMPLATE_DB } from './test-env';
+import { TEMPLATE_DB, TEST_SECRETS } from './constants';
 
 type Stop = () => Promise<void>;
 declare global {
@@ -41,9 +41,12 @@ export default async function globalSetup(): Promise<void> {
   await admin.end();
   const templateUrl = new URL(adminUrl);
   templateUrl.pathname = `/${TEMPLATE_DB}`;
-  const orm = await createOrm(templateUrl.toString());
-  await migrate(orm);
-  await orm.close();
+  // Migrate with the real `relay migrate` in a child process: initialising MikroORM in
+  // Jest's parent realm breaks its metadata for in-band test files (mikro-orm#3783).
+  execFileSync(process.execPath, [path.resolve(__dirname, '..', '..', 'bin', 'relay.js'), 'migrate'], {
+    env: { ...process.env, DATABASE_URL: templateUrl.toString(), TEMPORAL_ADDRESS: '', NODE_ENV: 'test', ...TEST_SECRETS },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 
   let temporalAddress = process.env.TEMPORAL_ADDRESS;
   if (!temporalAddress) {

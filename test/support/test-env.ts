@@ -5,13 +5,9 @@ import { createContainer } from '../../src/app/container';
 import { createLogger } from '../../src/common/logger';
 import { type Config, loadConfig } from '../../src/config/config';
 
-export const TEMPLATE_DB = 'relay_test_template';
+import { TEMPLATE_DB, TEST_SECRETS } from './constants';
 
-/** A fixed, test-only AES key and JWT secret. */
-export const TEST_SECRETS = {
-  RELAY_ENCRYPTION_KEYS: `test1:${Buffer.alloc(32, 7).toString('base64')}`,
-  RELAY_JWT_SECRET: 'test-jwt-secret-that-is-long-enough-0123456789',
-};
+export { TEMPLATE_DB, TEST_SECRETS };
 
 export interface TestDatabase {
   url: string;

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { ValidationError } from './errors';
+import { isUuid } from './ids';
+
+/**
+ * Cursor pagination of RULINGS.md §13: `?limit=` (default 50, at most 200)
+ * and `?cursor=`; answers `{ data, next_cursor }`. Ids are UUIDv7, so lists
+ * run newest first by id and the cursor is the last id returned (opaque to clients).
+ */
+export const DEFAULT_LIMIT = 50;
+export const MAX_LIMIT = 200;
+
+export const paginationQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(MAX_LIMIT).default(DEFAULT_LIMIT),
+  cursor: z.string().min(1).optional(),
+});
+export type PageRequest = z.infer<typeof paginationQuery>;
+
+export interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
+}
+
+export function encodeCursor(id: string): string {
+  return Buffer.from(id, 'utf8').toString('base64url');
+}
+
+export function decodeCursor(cursor: string | undefined): string | undefined {
+  if (cursor === undefined) return undefined;
+  const id = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!isUuid(id)) throw new ValidationError('cursor is not valid: pass the next_cursor of a previous page.', { field: 'cursor' }, 'invalid_cursor');
+  return id;
+}
+
+/** `where` fragment for "older than the cursor" on the id column. */
+export function cursorFilter(page: PageRequest): { id?: { $lt: string } } {
+  const id = decodeCursor(page.cursor);
+  return id ? { id: { $lt: id } } : {};
+}
+
+/** Fetch `limit + 1` rows ordered by id desc, then call this to build the page. */
+export function toPage<E extends { id: string }, V>(rows: E[], page: PageRequest, view: (row: E) => V): Page<V> {
+  const more = rows.length > page.limit;
+  const kept = more ? rows.slice(0, page.limit) : rows;
+  return { data: kept.map(view), next_cursor: more ? encodeCursor(kept[kept.length - 1].id) : null };
+}
+
+/** Response schema of a list, for the OpenAPI document. */
+export function pageSchema(item: z.ZodType) {
+  return z.object({ data: z.array(item), next_cursor: z.string().nullable() });
+}

@@ -1,0 +1,95 @@
+import { type ZodType, z } from 'zod';
+import type { RouteDef } from './route';
+
+/**
+ * Builds the OpenAPI 3.1 document of `/v1` from the route definitions that
+ * are actually mounted (src/http/v1.ts), so it cannot drift from them.
+ */
+type JsonSchema = Record<string, unknown>;
+
+const errorBody: JsonSchema = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: {
+        code: { type: 'string', description: 'Stable snake_case code' },
+        message: { type: 'string' },
+        details: { type: 'object', additionalProperties: true },
+      },
+    },
+  },
+};
+
+function schemaOf(type: ZodType, io: 'input' | 'output'): JsonSchema {
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(type, { io, unrepresentable: 'any' }) as JsonSchema;
+  return schema;
+}
+
+function parameters(type: ZodType | undefined, location: 'path' | 'query'): JsonSchema[] {
+  if (!type) return [];
+  const schema = schemaOf(type, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
+  return Object.entries(schema.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: location,
+    required: location === 'path' || (schema.required ?? []).includes(name),
+    schema: property,
+    ...(property.description ? { description: property.description } : {}),
+  }));
+}
+
+const ERROR_STATUSES: Record<string, string> = {
+  '400': 'Invalid input',
+  '401': 'Missing, invalid or expired credentials',
+  '403': 'Authenticated, but the role is insufficient',
+  '404': 'Not found or not accessible',
+  '409': 'Conflict',
+  '429': 'Rate limited (see Retry-After)',
+};
+
+export function buildOpenApiDocument(routes: RouteDef[], opts: { version: string; serverUrl: string }): JsonSchema {
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  for (const def of routes) {
+    const path = def.path.replace(/:([A-Za-z_]+)/g, '{$1}');
+    const status = String(def.status ?? 200);
+    const responses: Record<string, JsonSchema> = {
+      [status]: def.response
+        ? { description: 'Success', content: { 'application/json': { schema: schemaOf(def.response, 'output') } } }
+        : { description: 'Success' },
+    };
+    for (const [code, description] of Object.entries(ERROR_STATUSES)) {
+      if (def.access.scope === 'public' && (code === '401' || code === '403')) continue;
+      responses[code] = { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+    }
+    (paths[path] ??= {})[def.method] = {
+      operationId: `${def.method}${path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
+      summary: def.summary,
+      tags: [def.tag],
+      ...(def.access.scope === 'public' ? { security: [] } : {}),
+      'x-required-access': def.access,
+      parameters: [...parameters(def.params, 'path'), ...parameters(def.query, 'query')],
+      ...(def.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(def.body, 'input') } } } } : {}),
+      responses,
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Webhook relay management API',
+      version: opts.version,
+      description:
+        'Management API (`/v1`). Authenticate with `Authorization: Bearer <access JWT>` or a project API key (`svc_…`). ' +
+        'Project-scoped operations act on the project in the `X-Project-Id` header (or `project_id`), else the caller\'s default project. ' +
+        'Lists use cursor pagination (`limit`, `cursor` → `{ data, next_cursor }`).',
+    },
+    servers: [{ url: opts.serverUrl }],
+    security: [{ bearer: [] }],
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'User access JWT or project API key (svc_…)' } },
+      schemas: { Error: errorBody },
+    },
+    paths,
+  };
+}

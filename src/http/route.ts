@@ -1,0 +1,104 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { type ZodType, z } from 'zod';
+import type { AppContainer } from '../app/container';
+import { type AccessRequirement, authorize, type UserContext } from '../auth/access';
+import { resolvePrincipal } from '../auth/principal';
+import { parseInput } from '../common/validation';
+import type { OrganizationContext, ProjectContext, RequestContext } from '../common/request-context';
+import { readJsonBody } from './json-body';
+
+/**
+ * One `/v1` operation: its path, input schemas, access requirement and a
+ * handler that parses nothing itself and calls a service. The same
+ * definitions mount the Koa routes and generate `/v1/openapi.json`, so the
+ * document cannot drift from what is served.
+ */
+type ScopedContext<A extends AccessRequirement> = A extends { scope: 'project' }
+  ? ProjectContext
+  : A extends { scope: 'organization' }
+    ? OrganizationContext
+    : A extends { scope: 'user' }
+      ? UserContext
+      : RequestContext;
+
+export interface RouteInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  http: Context;
+}
+
+export interface RouteDef<A extends AccessRequirement = AccessRequirement, P = unknown, Q = unknown, B = unknown> {
+  method: 'get' | 'post' | 'patch' | 'put' | 'delete';
+  /** Koa path, e.g. `/v1/destinations/:id`. */
+  path: string;
+  summary: string;
+  tag: string;
+  access: A;
+  params?: ZodType<P>;
+  query?: ZodType<Q>;
+  body?: ZodType<B>;
+  /** Response schema for the OpenAPI document. */
+  response?: ZodType;
+  /** Success status (default 200; 204 when the handler returns undefined). */
+  status?: number;
+  handler(ctx: ScopedContext<A>, input: RouteInput<P, Q, B>): Promise<unknown>;
+}
+
+/** Identity function that lets TypeScript infer the route's types. */
+export function route<A extends AccessRequirement, P = Record<string, never>, Q = Record<string, never>, B = undefined>(
+  def: RouteDef<A, P, Q, B>,
+): RouteDef {
+  return def as unknown as RouteDef;
+}
+
+function parse<T>(schema: ZodType<T> | undefined, value: unknown, where: 'path' | 'query' | 'body'): T {
+  if (!schema) return (where === 'body' ? undefined : {}) as T;
+  return parseInput(schema, value ?? (where === 'body' ? {} : value), where === 'path' ? 'path parameter' : where);
+}
+
+function firstString(value: unknown): string | undefined {
+  if (Array.isArray(value)) return firstString(value[0]);
+  return typeof value === 'string' && value ? value : undefined;
+}
+
+export async function createRequestContext(container: AppContainer, http: Context): Promise<RequestContext> {
+  const em = container.orm.em.fork();
+  const { principal, error } = await resolvePrincipal(container, em, http.get('authorization') || undefined);
+  return {
+    em,
+    principal,
+    authError: error,
+    projectHint: http.get('x-project-id') || firstString(http.query.project_id),
+    requestId: http.state.requestId,
+    container,
+  };
+}
+
+export function mountRoutes(router: Router, container: AppContainer, routes: RouteDef[]): void {
+  for (const def of routes) {
+    router[def.method](def.path, async (http) => {
+      const params = parse(def.params, http.params, 'path');
+      const query = parse(def.query, http.query, 'query');
+      const rawBody = def.body ? await readJsonBody(http.req, container.config.RELAY_MAX_BODY_BYTES) : undefined;
+      const body = parse(def.body, rawBody, 'body');
+      const ctx = await createRequestContext(container, http);
+      const hints = {
+        projectId: firstString((params as Record<string, unknown>).projectId) ?? firstString((rawBody as Record<string, unknown> | undefined)?.project_id) ?? ctx.projectHint,
+        organizationId: firstString((params as Record<string, unknown>).organizationId),
+      };
+      const scoped = await authorize(ctx, def.access, hints);
+      const result = await def.handler(scoped as never, { params, query, body, http });
+      if (result === undefined) {
+        http.status = 204;
+        return;
+      }
+      http.status = def.status ?? 200;
+      http.body = result;
+    });
+  }
+}
+
+/** Common schemas for route definitions. */
+export const idParams = z.object({ id: z.uuid({ message: 'must be a UUID' }) });

@@ -1,0 +1,17 @@
+import Router from '@koa/router';
+import type { AppContainer } from '../app/container';
+import { projectRoutes } from '../projects/project.routes';
+import { buildOpenApiDocument } from './openapi';
+import { mountRoutes, type RouteDef } from './route';
+
+/** Every `/v1` operation; add a resource's routes here. The OpenAPI document is built from this list. */
+export const v1Routes: RouteDef[] = [...projectRoutes];
+
+export function v1Router(container: AppContainer): Router {
+  const router = new Router();
+  router.get('/v1/openapi.json', (ctx) => {
+    ctx.body = buildOpenApiDocument(v1Routes, { version: process.env.npm_package_version ?? '0.1.0', serverUrl: container.config.publicBaseUrl });
+  });
+  mountRoutes(router, container, v1Routes);
+  return router;
+}
