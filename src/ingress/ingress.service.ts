@@ -1,0 +1,113 @@
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { Pool } from 'pg';
+import type { AppContainer } from '../app/container';
+import { ConflictError, NotFoundError } from '../common/errors';
+import { uuidv7 } from '../common/ids';
+import { hashToken } from '../common/secret-box';
+import type { ConditionInput } from '../conditions/field-path';
+import { ingressEventsStored } from '../metrics/metrics';
+import { authenticate, type Headers } from './auth';
+import { listenForEndpointChanges } from './change-listener';
+import { activeSecrets, EndpointCache } from './endpoint-cache';
+import { extractEventType } from './event-type';
+import { GroupCommitWriter } from './event-writer';
+import { passesFilters } from './filters';
+import { deriveIdempotencyKey } from './idempotency';
+import { IngressRateLimiter } from './rate-limiter';
+import { assertJsonContentType, parseJsonBody, readRawBody } from './raw-body';
+
+export interface IngressRequest {
+  slug: string;
+  req: IncomingMessage;
+  sourceIp: string | null;
+}
+
+/** Credentials are not kept in the stored copy of the headers. */
+const REDACTED_HEADERS = new Set(['authorization', 'x-codehostb-token', 'cookie']);
+
+function flattenHeaders(raw: IncomingHttpHeaders): Headers {
+  const out: Headers = {};
+  for (const [name, value] of Object.entries(raw)) out[name] = Array.isArray(value) ? value.join(', ') : value;
+  return out;
+}
+
+function storedHeaders(headers: Headers): string {
+  const copy: Headers = {};
+  for (const [name, value] of Object.entries(headers)) copy[name] = REDACTED_HEADERS.has(name) ? '[redacted]' : value;
+  return JSON.stringify(copy);
+}
+
+/**
+ * `POST /hooks/:slug`, top to bottom: endpoint → raw body → authenticate →
+ * parse → event type → idempotency key → rate cap → filters → durable store
+ * (group commit) → hand-off (NOTIFY in the same commit; the outbox dispatcher
+ * creates deliveries, so nothing here waits on delivery or Temporal).
+ */
+export class Ingress {
+  constructor(
+    private readonly cache: EndpointCache,
+    private readonly limiter: IngressRateLimiter,
+    private readonly writer: GroupCommitWriter,
+    private readonly maxBodyBytes: number,
+  ) {}
+
+  async receive({ slug, req, sourceIp }: IngressRequest): Promise<{ event_id: string }> {
+    const endpoint = await this.cache.get(slug);
+    if (!endpoint || !endpoint.isActive) throw new NotFoundError('Endpoint', slug);
+    const headers = flattenHeaders(req.headers);
+    assertJsonContentType(headers['content-type']);
+    const raw = await readRawBody(req, this.maxBodyBytes);
+
+    await authenticate(
+      { provider: endpoint.provider, projectId: endpoint.projectId, secrets: activeSecrets(endpoint) },
+      headers,
+      raw,
+      (key) => this.cache.apiKeyProject(hashToken(key)),
+    );
+    const body = parseJsonBody(raw);
+    const input: ConditionInput = { headers, body: body.value };
+    const eventType = extractEventType(endpoint, input);
+    const idempotencyKey = deriveIdempotencyKey(endpoint.provider, headers, body.value);
+    await this.limiter.admit(endpoint);
+    const status = passesFilters(endpoint.filterGroups, input) ? 'received' : 'filtered';
+
+    const result = await this.writer.write({
+      id: uuidv7(),
+      endpointId: endpoint.id,
+      projectId: endpoint.projectId,
+      organizationId: endpoint.organizationId,
+      eventType,
+      payload: body.text,
+      headers: storedHeaders(headers),
+      sourceIp,
+      idempotencyKey,
+      status,
+    });
+    if (result.outcome === 'duplicate') {
+      throw new ConflictError(
+        `An event with idempotency key "${idempotencyKey}" was already received by this endpoint.`,
+        { event_id: result.id, idempotency_key: idempotencyKey },
+        'duplicate_event',
+      );
+    }
+    ingressEventsStored.inc({ status });
+    return { event_id: result.id };
+  }
+}
+
+/** Builds ingress on its own small pg pool (the hot path skips the ORM) and registers its shutdown. */
+export function createIngress(container: AppContainer): { ingress: Ingress; ready: Promise<void> } {
+  const { config, log } = container;
+  const pool = new Pool({ connectionString: config.DATABASE_URL, max: 10 });
+  pool.on('error', (err) => log.warn({ err }, 'ingress pool connection error'));
+  const cache = new EndpointCache(pool, container.secrets);
+  const limiter = new IngressRateLimiter(pool, log);
+  const writer = new GroupCommitWriter(pool, log);
+  const listener = listenForEndpointChanges(config.DATABASE_URL!, cache, log);
+  container.onClose(async () => {
+    await (await listener)();
+    await limiter.close();
+    await pool.end();
+  });
+  return { ingress: new Ingress(cache, limiter, writer, config.RELAY_MAX_BODY_BYTES), ready: listener.then(() => undefined) };
+}

@@ -1,0 +1,47 @@
+import type { IncomingMessage } from 'node:http';
+import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../common/errors';
+
+/** RULINGS §21: `application/json` or any `+json` type, any parameters (charset). */
+export function isJsonContentType(contentType: string | undefined): boolean {
+  if (!contentType) return false;
+  const type = contentType.split(';', 1)[0].trim().toLowerCase();
+  return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
+}
+
+export function assertJsonContentType(contentType: string | undefined): void {
+  if (!isJsonContentType(contentType)) throw new UnsupportedMediaTypeError(contentType);
+}
+
+/**
+ * The body exactly as sent (signatures are checked against these bytes),
+ * refused with 413 as soon as it passes `limit`: up front from
+ * Content-Length, else while streaming.
+ */
+export async function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    req.resume();
+    throw new PayloadTooLargeError(limit);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) {
+      req.resume();
+      throw new PayloadTooLargeError(limit);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+}
+
+/** The parsed body and its text (stored as-is in the `json` payload column). */
+export function parseJsonBody(raw: Buffer): { text: string; value: unknown } {
+  const text = raw.toString('utf8');
+  try {
+    return { text, value: JSON.parse(text) };
+  } catch (err) {
+    throw new ValidationError('Request body is not valid JSON.', { reason: (err as Error).message }, 'malformed_json');
+  }
+}

@@ -1,0 +1,44 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * One Prometheus registry per process, served at `GET /metrics`. Other areas
+ * add their own counters with `new Counter({ ..., registers: [metricsRegistry] })`.
+ */
+export const metricsRegistry = new Registry();
+collectDefaultMetrics({ register: metricsRegistry, prefix: 'relay_' });
+
+export const ingressRequests = new Counter({
+  name: 'relay_ingress_requests_total',
+  help: 'Ingress requests by HTTP status answered.',
+  labelNames: ['status'] as const,
+  registers: [metricsRegistry],
+});
+
+export const ingressEventsStored = new Counter({
+  name: 'relay_ingress_events_stored_total',
+  help: 'Events committed by ingress, by event status (received, filtered).',
+  labelNames: ['status'] as const,
+  registers: [metricsRegistry],
+});
+
+/** RULINGS §24: rejected (Free) and accepted-over-cap (Team, Growth) requests are both counted. */
+export const ingressRateLimited = new Counter({
+  name: 'relay_ingress_rate_limited_total',
+  help: 'Requests over an ingress cap: outcome "rejected" (429) or "accepted_over_cap"; scope "endpoint" or "project".',
+  labelNames: ['outcome', 'scope', 'plan'] as const,
+  registers: [metricsRegistry],
+});
+
+export const ingressBatchSize = new Histogram({
+  name: 'relay_ingress_commit_batch_size',
+  help: 'Events per group commit.',
+  buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500],
+  registers: [metricsRegistry],
+});
+
+export const ingressCommitSeconds = new Histogram({
+  name: 'relay_ingress_commit_seconds',
+  help: 'Time of one group commit (INSERT … RETURNING, autocommit).',
+  buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.5],
+  registers: [metricsRegistry],
+});

@@ -1,0 +1,149 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { WebhookEndpoint } from '../../src/endpoints/endpoint.entity';
+import { notifyEndpointChanged } from '../../src/ingress/endpoint-cache';
+import { type ApiServer, startApiServer } from '../../src/http/server';
+import { createEndpoint, createWorkspace } from '../support/factories';
+import { hubSignature, postHook, postSigned } from '../support/ingress-helpers';
+import { createTestContainer, type TestContainer } from '../support/test-env';
+
+describe('POST /hooks/:slug: route, body, storage, hand-off', () => {
+  let tc: TestContainer;
+  let server: ApiServer;
+  let em: EntityManager;
+  let slug: string;
+  let secret: string;
+  let endpointId: string;
+
+  const countEvents = async (id = endpointId) =>
+    Number((await em.getConnection().execute('select count(*)::int as n from events where endpoint_id = ?', [id]))[0].n);
+
+  beforeAll(async () => {
+    tc = await createTestContainer({ RELAY_MAX_BODY_BYTES: '2048' });
+    server = await startApiServer(tc.container, 0);
+    em = tc.container.orm.em.fork();
+    const { project } = await createWorkspace(em, { plan: 'growth' });
+    const created = await createEndpoint(tc.container, em, project);
+    ({ slug, signingSecret: secret } = created);
+    slug = created.endpoint.slug;
+    endpointId = created.endpoint.id;
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    await tc?.close();
+  });
+
+  it('answers 202 with event_id only once the event is committed, stored as sent and ready for the outbox', async () => {
+    const body = '{"b": 1,  "a": {"x": [1, 2]}}';
+    const res = await postHook(server.url, slug, body, { ...hubSignature(secret, body), 'X-Event-Type': 'thing.happened', 'X-Custom': 'yes' });
+    expect(res.status).toBe(202);
+    expect(res.body).toEqual({ event_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    // Read on another connection right after the answer: the row is committed.
+    const [row] = await em.getConnection().execute(
+      'select endpoint_id, project_id, organization_id, event_type, payload::text as payload, headers, source_ip, status, dispatched_at, idempotency_key from events where id = ?',
+      [res.body.event_id],
+    );
+    expect(row).toMatchObject({ endpoint_id: endpointId, event_type: 'thing.happened', payload: body, status: 'received', dispatched_at: null, idempotency_key: null });
+    expect(row.headers).toMatchObject({ 'x-custom': 'yes', 'content-type': 'application/json' });
+    expect(row.source_ip).toMatch(/127\.0\.0\.1/);
+  });
+
+  it('wakes the outbox dispatcher with pg_notify in the same commit', async () => {
+    const knex = tc.container.orm.em.getConnection().getKnex();
+    const client = await knex.client.acquireConnection();
+    try {
+      const got = new Promise<string>((resolve) => client.once('notification', (m: { channel: string }) => resolve(m.channel)));
+      await client.query('listen relay_events');
+      expect((await postSigned(server.url, slug, secret, { n: 1 })).status).toBe(202);
+      await expect(got).resolves.toBe('relay_events');
+      await client.query('unlisten relay_events');
+    } finally {
+      await knex.client.releaseConnection(client);
+    }
+  });
+
+  it('answers 404 for an unknown slug, storing nothing', async () => {
+    const res = await postSigned(server.url, 'no-such-slug', secret, { a: 1 });
+    expect(res.status).toBe(404);
+    expect(res.body.error).toMatchObject({ code: 'not_found' });
+  });
+
+  it('answers 404 at once after the endpoint is set inactive, and accepts again once reactivated', async () => {
+    const { endpoint, signingSecret } = await createEndpoint(tc.container, em, (await em.findOneOrFail(WebhookEndpoint, endpointId, { populate: ['project'] })).project);
+    expect((await postSigned(server.url, endpoint.slug, signingSecret, { a: 1 })).status).toBe(202);
+    endpoint.isActive = false;
+    await em.flush();
+    await notifyEndpointChanged(em, endpoint.id);
+    const res = await postSigned(server.url, endpoint.slug, signingSecret, { a: 2 });
+    expect(res.status).toBe(404);
+    expect(await countEvents(endpoint.id)).toBe(1);
+    endpoint.isActive = true;
+    await em.flush();
+    await notifyEndpointChanged(em, endpoint.id);
+    expect((await postSigned(server.url, endpoint.slug, signingSecret, { a: 3 })).status).toBe(202);
+  });
+
+  it.each([
+    ['text/plain', 415, 'unsupported_media_type'],
+    ['application/x-www-form-urlencoded', 415, 'unsupported_media_type'],
+  ])('refuses Content-Type %s with %s', async (type, status, code) => {
+    const before = await countEvents();
+    const body = '{"a":1}';
+    const res = await postHook(server.url, slug, body, { ...hubSignature(secret, body), 'Content-Type': type });
+    expect(res.status).toBe(status);
+    expect(res.body.error?.code).toBe(code);
+    expect(await countEvents()).toBe(before);
+  });
+
+  it('accepts +json types and charsets', async () => {
+    const body = '{"a":1}';
+    const a = await postHook(server.url, slug, body, { ...hubSignature(secret, body), 'Content-Type': 'application/cloudevents+json; charset=utf-8' });
+    expect(a.status).toBe(202);
+  });
+
+  it('answers 400 for malformed JSON (correctly signed) and 413 over the size limit, storing nothing', async () => {
+    const before = await countEvents();
+    const bad = '{"a": ';
+    const malformed = await postHook(server.url, slug, bad, hubSignature(secret, bad));
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error?.code).toBe('malformed_json');
+    const big = JSON.stringify({ pad: 'x'.repeat(3000) });
+    const tooLarge = await postHook(server.url, slug, big, hubSignature(secret, big));
+    expect(tooLarge.status).toBe(413);
+    expect(tooLarge.body.error?.code).toBe('payload_too_large');
+    expect(await countEvents()).toBe(before);
+  });
+
+  it('checks the signature against the raw bytes, not a re-serialisation', async () => {
+    const body = '{ "spaced" :  true }';
+    expect((await postHook(server.url, slug, body, hubSignature(secret, JSON.stringify(JSON.parse(body))))).status).toBe(401);
+    expect((await postHook(server.url, slug, body, hubSignature(secret, body))).status).toBe(202);
+  });
+
+  it('serves Prometheus metrics with the ingress counters', async () => {
+    const res = await fetch(`${server.url}/metrics`);
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toMatch(/relay_ingress_requests_total\{status="202"\} \d+/);
+    expect(text).toMatch(/relay_ingress_events_stored_total\{status="received"\} \d+/);
+  });
+});
+
+describe('ingress with Temporal down', () => {
+  it('still answers 202 and stores the event', async () => {
+    const tc = await createTestContainer({ TEMPORAL_ADDRESS: '127.0.0.1:1' });
+    const server = await startApiServer(tc.container, 0);
+    try {
+      const em = tc.container.orm.em.fork();
+      const { project } = await createWorkspace(em, { plan: 'growth' });
+      const { endpoint, signingSecret } = await createEndpoint(tc.container, em, project);
+      const res = await postSigned(server.url, endpoint.slug, signingSecret, { works: true });
+      expect(res.status).toBe(202);
+      const rows = await em.getConnection().execute('select id from events where id = ?', [res.body.event_id]);
+      expect(rows).toHaveLength(1);
+    } finally {
+      await server.close();
+      await tc.close();
+    }
+  });
+});
