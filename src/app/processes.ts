@@ -1,6 +1,7 @@
 import type { AppContainer } from './container';
 import { type ApiServer, startApiServer } from '../http/server';
 import { startRelayWorker } from '../worker/worker';
+import { DeliveryDispatcher } from '../deliveries/delivery-dispatcher';
 
 /**
  * What an API process runs: the HTTP server and the background loops that
@@ -12,8 +13,16 @@ export async function startApiProcess(container: AppContainer, port?: number): P
   return api;
 }
 
-/** What a worker process runs: the Temporal worker (workflows + activities). */
+/**
+ * What a worker process runs: the Temporal worker (workflows + activities) and
+ * the delivery outbox dispatcher (safe in any number of processes: SKIP LOCKED
+ * claims, deterministic workflow ids). Without a worker nothing is delivered,
+ * so the dispatcher lives here rather than on the request path.
+ */
 export async function startWorkerProcess(container: AppContainer, taskQueue?: string): Promise<void> {
   const worker = await startRelayWorker(container, { taskQueue });
   container.onClose(() => worker.stop());
+  const dispatcher = new DeliveryDispatcher(container);
+  await dispatcher.start();
+  container.onClose(() => dispatcher.stop());
 }

@@ -1,0 +1,46 @@
+import { sendAttempt } from '../src/deliveries/attempt-pipeline';
+import {
+  type AttemptOutcome,
+  findAttempt,
+  loadAttemptContext,
+  markDeliveryCanceled,
+  outcomeOfStoredAttempt,
+  recordAttempt,
+} from '../src/deliveries/attempt-store';
+import { decideAttempt, normalizeRetryPolicy } from '../src/deliveries/retry-schedule';
+import type { ActivityDeps } from './deps';
+
+export type { AttemptOutcome } from '../src/deliveries/attempt-store';
+
+export function createDeliveryActivities(deps: ActivityDeps) {
+  const knex = () => deps.orm.em.getConnection().getKnex();
+
+  return {
+    /**
+     * Attempt n of a delivery: route, transform, render, send, record. Idempotent
+     * per (delivery, attempt number): run again after a crash it returns what
+     * was recorded instead of sending twice (a send whose record was lost is
+     * sent again: delivery is at least once, RULINGS.md §30).
+     */
+    async attemptDelivery(input: { deliveryId: string; attemptNumber: number }): Promise<AttemptOutcome> {
+      const { deliveryId, attemptNumber } = input;
+      const stored = await findAttempt(knex(), deliveryId, attemptNumber);
+      if (stored) return outcomeOfStoredAttempt(stored, Date.now());
+      const ctx = await loadAttemptContext(knex(), deliveryId);
+      if (!ctx) return { kind: 'gone' };
+      if (ctx.status === 'canceled') return { kind: 'canceled' };
+      if (ctx.status === 'success' || ctx.status === 'failed') return { kind: ctx.status };
+
+      const result = await sendAttempt(ctx, deps);
+      const decision = decideAttempt(result, attemptNumber, normalizeRetryPolicy(ctx.destination.retryPolicy));
+      if (decision.kind === 'rate_limited') return decision;
+      const nextRetryAt = decision.kind === 'retrying' ? new Date(Date.now() + decision.delayMs) : null;
+      return recordAttempt(knex(), { ctx, attemptNumber, status: decision.kind, nextRetryAt, result });
+    },
+
+    /** Records a cancel that reached the workflow (API signal, or Temporal UI/CLI cancel). Idempotent. */
+    async cancelDelivery(input: { deliveryId: string }): Promise<void> {
+      await knex().transaction((trx) => markDeliveryCanceled(trx, input.deliveryId, 'Canceled before this attempt was made.'));
+    },
+  };
+}

@@ -1,0 +1,228 @@
+import type { Knex } from '@mikro-orm/postgresql';
+import { uuidv7 } from '../common/ids';
+import { NOTIFY } from '../common/notify-channels';
+import type { AttemptStatus, DeliveryStatus, DestinationType, RetryPolicy, RoutingRule } from '../common/types';
+import type { SendResult } from '../sending/send-result';
+
+/**
+ * The SQL of one delivery attempt: what the attempt activity reads (one
+ * query), and the idempotent writes that record an attempt or a cancel.
+ * Plain SQL on purpose: this is the delivery hot path.
+ */
+
+/** What happened to the attempt, as the workflow needs it. */
+export type AttemptOutcome =
+  | { kind: 'success' }
+  | { kind: 'retrying'; delayMs: number }
+  | { kind: 'rate_limited'; delayMs: number }
+  | { kind: 'failed' }
+  | { kind: 'canceled' }
+  /** The delivery row is gone (its event was deleted): nothing left to do. */
+  | { kind: 'gone' };
+
+export interface AttemptContext {
+  deliveryId: string;
+  status: DeliveryStatus;
+  eventId: string;
+  endpointId: string;
+  endpointSlug: string;
+  projectId: string;
+  headerPrefix: string;
+  eventType: string;
+  payload: unknown;
+  headers: Record<string, string>;
+  receivedAt: Date;
+  destination: {
+    id: string;
+    type: DestinationType;
+    webhookUrlEnc: string | null;
+    botTokenEnc: string | null;
+    guildId: string | null;
+    channelId: string | null;
+    retryPolicy: RetryPolicy;
+    signingSecretEnc: string | null;
+    previousSigningSecretEnc: string | null;
+    previousSecretExpiresAt: Date | null;
+  };
+  /** Null when the endpoint and destination are no longer linked (a late retry or a replay). */
+  link: { templateId: string | null; transformId: string | null; routingRules: RoutingRule[] } | null;
+}
+
+export async function loadAttemptContext(knex: Knex, deliveryId: string): Promise<AttemptContext | null> {
+  const { rows } = await knex.raw(
+    `select d.id, d.status, d.event_id, d.destination_id, d.endpoint_id, d.project_id,
+            e.event_type, e.payload, e.headers, e.created_at as received_at,
+            ep.slug as endpoint_slug, p.header_prefix,
+            t.type, t.webhook_url_enc, t.bot_token_enc, t.guild_id, t.channel_id, t.retry_policy,
+            t.signing_secret_enc, t.previous_signing_secret_enc, t.previous_secret_expires_at,
+            l.id as link_id, l.template_id, l.transform_id, l.routing_rules
+       from deliveries d
+       join events e on e.id = d.event_id
+       join destinations t on t.id = d.destination_id
+       join webhook_endpoints ep on ep.id = d.endpoint_id
+       join projects p on p.id = d.project_id
+       left join endpoint_destinations l on l.endpoint_id = d.endpoint_id and l.destination_id = d.destination_id
+      where d.id = ?`,
+    [deliveryId],
+  );
+  const r = rows[0];
+  if (!r) return null;
+  return {
+    deliveryId: r.id,
+    status: r.status,
+    eventId: r.event_id,
+    endpointId: r.endpoint_id,
+    endpointSlug: r.endpoint_slug,
+    projectId: r.project_id,
+    headerPrefix: r.header_prefix,
+    eventType: r.event_type,
+    payload: r.payload,
+    headers: r.headers ?? {},
+    receivedAt: new Date(r.received_at),
+    destination: {
+      id: r.destination_id,
+      type: r.type,
+      webhookUrlEnc: r.webhook_url_enc,
+      botTokenEnc: r.bot_token_enc,
+      guildId: r.guild_id,
+      channelId: r.channel_id,
+      retryPolicy: r.retry_policy,
+      signingSecretEnc: r.signing_secret_enc,
+      previousSigningSecretEnc: r.previous_signing_secret_enc,
+      previousSecretExpiresAt: r.previous_secret_expires_at ? new Date(r.previous_secret_expires_at) : null,
+    },
+    link: r.link_id ? { templateId: r.template_id, transformId: r.transform_id, routingRules: r.routing_rules ?? [] } : null,
+  };
+}
+
+/** The outcome an already-recorded attempt stands for (an activity retried after a crash must not send again). */
+export function outcomeOfStoredAttempt(row: { status: AttemptStatus; next_retry_at: Date | string | null }, now: number): AttemptOutcome {
+  switch (row.status) {
+    case 'retrying':
+      return { kind: 'retrying', delayMs: row.next_retry_at ? Math.max(0, new Date(row.next_retry_at).getTime() - now) : 0 };
+    case 'success':
+    case 'failed':
+    case 'canceled':
+      return { kind: row.status };
+    default:
+      return { kind: 'retrying', delayMs: 0 };
+  }
+}
+
+export async function findAttempt(
+  knex: Knex,
+  deliveryId: string,
+  attemptNumber: number,
+): Promise<{ status: AttemptStatus; next_retry_at: Date | null } | null> {
+  const { rows } = await knex.raw(
+    'select status, next_retry_at from delivery_attempts where delivery_id = ? and attempt_number = ?',
+    [deliveryId, attemptNumber],
+  );
+  return rows[0] ?? null;
+}
+
+export interface RecordAttemptArgs {
+  ctx: Pick<AttemptContext, 'deliveryId' | 'eventId' | 'destination'>;
+  attemptNumber: number;
+  /** `success`, `retrying` (with `nextRetryAt`) or `failed` (dead-lettered). */
+  status: 'success' | 'retrying' | 'failed';
+  nextRetryAt: Date | null;
+  result: SendResult;
+}
+
+/**
+ * Records attempt n and moves the delivery on, in one transaction, at most
+ * once per (delivery, attempt number). A delivery canceled while the attempt
+ * was in flight keeps its `canceled` status and so does this attempt.
+ */
+export async function recordAttempt(knex: Knex, args: RecordAttemptArgs): Promise<AttemptOutcome> {
+  const { ctx, attemptNumber, result } = args;
+  return knex.transaction(async (trx) => {
+    const { rows: locked } = await trx.raw('select status from deliveries where id = ? for update', [ctx.deliveryId]);
+    if (!locked[0]) return { kind: 'gone' };
+    const canceled = locked[0].status === 'canceled';
+    const status: AttemptStatus = canceled ? 'canceled' : args.status;
+    const nextRetryAt = canceled ? null : args.nextRetryAt;
+    const { rows: inserted } = await trx.raw(
+      `insert into delivery_attempts
+         (id, delivery_id, event_id, destination_id, attempt_number, status, status_code, response_body,
+          response_body_truncated, response_headers, error, latency_ms, next_retry_at, payload_sent)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?::json)
+       on conflict (delivery_id, attempt_number) do nothing
+       returning id`,
+      [
+        uuidv7(),
+        ctx.deliveryId,
+        ctx.eventId,
+        ctx.destination.id,
+        attemptNumber,
+        status,
+        result.statusCode,
+        result.responseBody,
+        result.responseBodyTruncated,
+        result.responseHeaders ? JSON.stringify(result.responseHeaders) : null,
+        result.error,
+        Math.round(result.latencyMs),
+        nextRetryAt,
+        JSON.stringify(result.payloadSent ?? null),
+      ],
+    );
+    if (!inserted[0]) {
+      const existing = await findAttempt(trx, ctx.deliveryId, attemptNumber);
+      return outcomeOfStoredAttempt(existing!, Date.now());
+    }
+    if (!canceled) {
+      await trx.raw(
+        `update deliveries
+            set status = ?, attempt_count = greatest(attempt_count, ?), next_retry_at = ?,
+                dead_lettered_at = case when ? then now() else dead_lettered_at end,
+                completed_at = case when ? then now() else completed_at end,
+                updated_at = now()
+          where id = ?`,
+        [status, attemptNumber, nextRetryAt, status === 'failed', status !== 'retrying', ctx.deliveryId],
+      );
+    }
+    await trx.raw('select pg_notify(?, ?)', [NOTIFY.attemptsChanged, inserted[0].id]);
+    if (canceled) return { kind: 'canceled' };
+    if (status === 'retrying') return { kind: 'retrying', delayMs: Math.max(0, (nextRetryAt?.getTime() ?? 0) - Date.now()) };
+    return { kind: status };
+  });
+}
+
+/**
+ * Cancels a queued or retrying delivery (RULINGS.md §10), inside the caller's
+ * transaction: the delivery and its last attempt become `canceled`. A delivery
+ * canceled before any attempt gets a `canceled` attempt 1, so the attempt list
+ * shows what happened. Returns false when the delivery was already finished.
+ */
+export async function markDeliveryCanceled(trx: Knex, deliveryId: string, reason: string): Promise<boolean> {
+  const { rows } = await trx.raw(
+    'select status, attempt_count, event_id, destination_id from deliveries where id = ? for update',
+    [deliveryId],
+  );
+  const d = rows[0];
+  if (!d || (d.status !== 'queued' && d.status !== 'retrying')) return false;
+  await trx.raw(
+    `update deliveries set status = 'canceled', next_retry_at = null, completed_at = now(), updated_at = now() where id = ?`,
+    [deliveryId],
+  );
+  const { rows: changed } = await trx.raw(
+    `update delivery_attempts set status = 'canceled', next_retry_at = null, updated_at = now()
+      where delivery_id = ? and attempt_number = ? and status = 'retrying'
+      returning id`,
+    [deliveryId, d.attempt_count],
+  );
+  let attemptId: string | undefined = changed[0]?.id;
+  if (!attemptId) {
+    const { rows: inserted } = await trx.raw(
+      `insert into delivery_attempts (id, delivery_id, event_id, destination_id, attempt_number, status, error, latency_ms)
+       values (?, ?, ?, ?, ?, 'canceled', ?, 0)
+       on conflict (delivery_id, attempt_number) do nothing
+       returning id`,
+      [uuidv7(), deliveryId, d.event_id, d.destination_id, d.attempt_count + 1, reason],
+    );
+    attemptId = inserted[0]?.id;
+  }
+  if (attemptId) await trx.raw('select pg_notify(?, ?)', [NOTIFY.attemptsChanged, attemptId]);
+  return true;
+}

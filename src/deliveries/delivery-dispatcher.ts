@@ -1,0 +1,283 @@
+import type { Knex } from '@mikro-orm/postgresql';
+import { Client as PgClient } from 'pg';
+import type { AppContainer } from '../app/container';
+import { uuidv7 } from '../common/ids';
+import { NOTIFY } from '../common/notify-channels';
+import { type DeliveryToStart, startDeliveryWorkflow } from '../temporal/delivery-workflows';
+
+/**
+ * The outbox between ingress and Temporal. Ingress commits events with
+ * `dispatched_at = NULL` and a NOTIFY; the dispatcher then, in ONE transaction,
+ * claims them (`FOR UPDATE SKIP LOCKED`, so any number of processes can run it),
+ * creates their Delivery rows and sets `dispatched_at`. After the commit it
+ * starts one workflow per delivery (deterministic id, so a second start is
+ * refused) and sets `workflow_started_at`. Deliveries whose start failed
+ * (Temporal down, a crash in between) are picked up again by the sweep.
+ */
+export type DispatcherDeps = Pick<AppContainer, 'orm' | 'temporal' | 'config' | 'log'>;
+
+export interface DispatcherOptions {
+  /** Events claimed per transaction. */
+  batchSize?: number;
+  /** Fallback poll when a NOTIFY is missed (and the sweep's period). */
+  pollIntervalMs?: number;
+  /** The sweep restarts deliveries left unstarted for this long (fresh ones are being started by their dispatcher). */
+  sweepAfterMs?: number;
+  /** Concurrent workflow starts per process. */
+  startConcurrency?: number;
+  /** Time limit of one workflow start (Temporal down must not stall the loop). */
+  startTimeoutMs?: number;
+}
+
+const uuidArray = (ids: readonly string[]) => `{${ids.join(',')}}`;
+const knexOf = (deps: DispatcherDeps): Knex => deps.orm.em.getConnection().getKnex();
+
+/**
+ * Claims up to `batchSize` undispatched events and creates one delivery per
+ * linked, active destination whose `event_types` is empty or holds the
+ * event's type (blocked destinations leave no record). Returns the new
+ * deliveries and how many events were claimed.
+ */
+export async function fanOutEvents(knex: Knex, batchSize: number): Promise<{ events: number; deliveries: DeliveryToStart[] }> {
+  return knex.transaction(async (trx) => {
+    const { rows } = await trx.raw(
+      `with claimed as (
+         select id, endpoint_id, project_id, event_type from events
+          where dispatched_at is null and status = 'received'
+          order by id limit ? for update skip locked)
+       select c.id as event_id, c.endpoint_id, c.project_id, c.event_type, ep.slug as endpoint_slug, t.id as destination_id
+         from claimed c
+         join webhook_endpoints ep on ep.id = c.endpoint_id
+         left join endpoint_destinations l on l.endpoint_id = c.endpoint_id
+         left join destinations t on t.id = l.destination_id and t.is_active
+               and (t.event_types = '[]'::jsonb or t.event_types @> to_jsonb(c.event_type))
+        order by c.id, t.id`,
+      [batchSize],
+    );
+    const eventIds = new Set<string>();
+    const deliveries: DeliveryToStart[] = [];
+    const cols = { id: [] as string[], event: [] as string[], destination: [] as string[], endpoint: [] as string[], project: [] as string[] };
+    for (const r of rows) {
+      eventIds.add(r.event_id);
+      if (!r.destination_id) continue;
+      const d: DeliveryToStart = {
+        deliveryId: uuidv7(),
+        eventId: r.event_id,
+        destinationId: r.destination_id,
+        projectId: r.project_id,
+        endpointSlug: r.endpoint_slug,
+        eventType: r.event_type,
+      };
+      deliveries.push(d);
+      cols.id.push(d.deliveryId);
+      cols.event.push(d.eventId);
+      cols.destination.push(d.destinationId);
+      cols.endpoint.push(r.endpoint_id);
+      cols.project.push(d.projectId);
+    }
+    if (eventIds.size === 0) return { events: 0, deliveries };
+    if (deliveries.length > 0) {
+      await trx.raw(
+        `insert into deliveries (id, event_id, destination_id, endpoint_id, project_id)
+         select * from unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[])`,
+        [uuidArray(cols.id), uuidArray(cols.event), uuidArray(cols.destination), uuidArray(cols.endpoint), uuidArray(cols.project)],
+      );
+    }
+    await trx.raw('update events set dispatched_at = now() where id = any(?::uuid[])', [uuidArray([...eventIds])]);
+    return { events: eventIds.size, deliveries };
+  });
+}
+
+/** Runs `fn` over `items`, at most `limit` at a time. */
+async function mapConcurrent<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<PromiseSettledResult<R>[]> {
+  const results: PromiseSettledResult<R>[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      try {
+        results[i] = { status: 'fulfilled', value: await fn(items[i]) };
+      } catch (reason) {
+        results[i] = { status: 'rejected', reason };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+/**
+ * Starts the deliveries' workflows and marks the ones that run (or already
+ * ran) with `workflow_started_at`. Returns the number marked; failures stay
+ * unmarked for the sweep.
+ */
+export async function startDeliveries(
+  deps: DispatcherDeps,
+  deliveries: readonly DeliveryToStart[],
+  opts: { concurrency?: number; timeoutMs?: number; knex?: Knex } = {},
+): Promise<number> {
+  if (deliveries.length === 0) return 0;
+  const startOpts = { taskQueue: deps.config.TEMPORAL_TASK_QUEUE, attemptTimeoutMs: deps.config.RELAY_DELIVERY_TIMEOUT_MS };
+  const timeoutMs = opts.timeoutMs ?? 5000;
+  const results = await mapConcurrent(deliveries, opts.concurrency ?? 64, (d) =>
+    deps.temporal.connection.withDeadline(Date.now() + timeoutMs, () => startDeliveryWorkflow(deps.temporal, startOpts, d)),
+  );
+  const started = deliveries.filter((_, i) => results[i].status === 'fulfilled').map((d) => d.deliveryId);
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) {
+    deps.log.warn({ err: failed.reason, failed: deliveries.length - started.length }, 'could not start delivery workflows; the sweep retries them');
+  }
+  if (started.length > 0) {
+    await (opts.knex ?? knexOf(deps)).raw('update deliveries set workflow_started_at = now() where id = any(?::uuid[])', [uuidArray(started)]);
+  }
+  return started.length;
+}
+
+/** Starts queued deliveries left unstarted for `olderThanMs` (locked, so each is swept by one process at a time). */
+export async function sweepUnstarted(
+  deps: DispatcherDeps,
+  opts: { olderThanMs: number; batchSize: number; concurrency?: number; timeoutMs?: number },
+): Promise<number> {
+  return knexOf(deps).transaction(async (trx) => {
+    const { rows } = await trx.raw(
+      `with claimed as (
+         select id from deliveries
+          where workflow_started_at is null and status = 'queued' and created_at < now() - make_interval(secs => ?)
+          order by id limit ? for update skip locked)
+       select d.id, d.event_id, d.destination_id, d.project_id, e.event_type, ep.slug as endpoint_slug
+         from claimed c join deliveries d on d.id = c.id
+         join events e on e.id = d.event_id
+         join webhook_endpoints ep on ep.id = d.endpoint_id`,
+      [opts.olderThanMs / 1000, opts.batchSize],
+    );
+    const deliveries: DeliveryToStart[] = rows.map((r: Record<string, string>) => ({
+      deliveryId: r.id,
+      eventId: r.event_id,
+      destinationId: r.destination_id,
+      projectId: r.project_id,
+      endpointSlug: r.endpoint_slug,
+      eventType: r.event_type,
+    }));
+    return startDeliveries(deps, deliveries, { ...opts, knex: trx });
+  });
+}
+
+export class DeliveryDispatcher {
+  private readonly opts: Required<DispatcherOptions>;
+  private listener: PgClient | null = null;
+  private pollTimer: NodeJS.Timeout | null = null;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+  private lastSweep = 0;
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly deps: DispatcherDeps,
+    opts: DispatcherOptions = {},
+  ) {
+    this.opts = {
+      batchSize: opts.batchSize ?? 500,
+      pollIntervalMs: opts.pollIntervalMs ?? 1000,
+      sweepAfterMs: opts.sweepAfterMs ?? 5000,
+      startConcurrency: opts.startConcurrency ?? 64,
+      startTimeoutMs: opts.startTimeoutMs ?? 5000,
+    };
+  }
+
+  async start(): Promise<void> {
+    await this.listen();
+    this.pollTimer = setInterval(() => this.kick(), this.opts.pollIntervalMs);
+    this.kick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.pollTimer) clearInterval(this.pollTimer);
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    await this.running;
+    await Promise.allSettled([...this.inFlight]);
+    await this.listener?.end().catch(() => undefined);
+    this.listener = null;
+  }
+
+  /** Runs a dispatch pass now, or right after the one in progress. */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.loop().finally(() => {
+      this.running = null;
+    });
+  }
+
+  private async loop(): Promise<void> {
+    do {
+      this.again = false;
+      try {
+        await this.pass();
+      } catch (err) {
+        this.deps.log.error({ err }, 'delivery dispatch failed; retrying on the next poll');
+        return;
+      }
+    } while (this.again && !this.stopped);
+  }
+
+  /** Fans out every pending event; workflow starts run in the background, bounded by `startConcurrency`. */
+  private async pass(): Promise<void> {
+    const knex = knexOf(this.deps);
+    for (;;) {
+      const { events, deliveries } = await fanOutEvents(knex, this.opts.batchSize);
+      if (deliveries.length > 0) {
+        while (this.inFlight.size >= 4) await Promise.race(this.inFlight);
+        const task = startDeliveries(this.deps, deliveries, { concurrency: this.opts.startConcurrency, timeoutMs: this.opts.startTimeoutMs })
+          .catch((err) => this.deps.log.warn({ err }, 'marking started deliveries failed; the sweep retries them'))
+          .finally(() => this.inFlight.delete(task));
+        this.inFlight.add(task);
+      }
+      if (events < this.opts.batchSize || this.stopped) break;
+    }
+    if (Date.now() - this.lastSweep >= this.opts.pollIntervalMs) {
+      this.lastSweep = Date.now();
+      await sweepUnstarted(this.deps, {
+        olderThanMs: this.opts.sweepAfterMs,
+        batchSize: this.opts.batchSize,
+        concurrency: this.opts.startConcurrency,
+        timeoutMs: this.opts.startTimeoutMs,
+      });
+    }
+  }
+
+  /** LISTEN on a dedicated connection; reconnects after errors (the poll covers the gap). */
+  private async listen(): Promise<void> {
+    if (this.stopped || !this.deps.config.DATABASE_URL) return;
+    const client = new PgClient({ connectionString: this.deps.config.DATABASE_URL });
+    client.on('notification', () => this.kick());
+    client.on('error', (err) => {
+      this.deps.log.warn({ err }, 'outbox LISTEN connection lost; reconnecting');
+      client.end().catch(() => undefined);
+      if (this.listener === client) this.listener = null;
+      this.scheduleReconnect();
+    });
+    try {
+      await client.connect();
+      await client.query(`listen ${NOTIFY.eventsCommitted}`);
+      this.listener = client;
+    } catch (err) {
+      this.deps.log.warn({ err }, 'outbox LISTEN failed; polling until it works');
+      await client.end().catch(() => undefined);
+      this.scheduleReconnect();
+    }
+  }
+
+  private scheduleReconnect(): void {
+    if (this.stopped || this.reconnectTimer) return;
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null;
+      void this.listen();
+    }, 1000);
+  }
+}

@@ -1,0 +1,44 @@
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../common/types';
+import type { SendResult } from '../sending/send-result';
+
+/** A webhook's `Retry-After` stretches the next wait, up to this (RULINGS.md §29). */
+export const MAX_RETRY_AFTER_MS = 3_600_000;
+
+/** A stored policy, made safe to use: at least one attempt, non-negative delays. */
+export function normalizeRetryPolicy(policy: Partial<RetryPolicy> | null | undefined): RetryPolicy {
+  const maxAttempts = Number.isInteger(policy?.max_attempts) && policy!.max_attempts! >= 1 ? policy!.max_attempts! : DEFAULT_RETRY_POLICY.max_attempts;
+  const backoff = Array.isArray(policy?.backoff) ? policy!.backoff!.filter((s) => Number.isFinite(s) && s >= 0) : [];
+  return { max_attempts: maxAttempts, backoff: backoff.length > 0 ? backoff : [...DEFAULT_RETRY_POLICY.backoff] };
+}
+
+/** The wait after attempt `attemptNumber` (1-based): `backoff[n-1]`, the last value reused when the list is shorter. */
+export function backoffDelayMs(policy: RetryPolicy, attemptNumber: number): number {
+  const { backoff } = policy;
+  const seconds = backoff[Math.min(attemptNumber, backoff.length) - 1] ?? 0;
+  return Math.round(seconds * 1000);
+}
+
+/**
+ * What one send means for the delivery:
+ * - `rate_limited`: a chat platform's 429; no attempt is recorded or counted, wait and send again;
+ * - `success`: a 2xx;
+ * - `retrying`: failed, attempts remain; wait `delayMs` (at least a webhook's Retry-After, capped at 1 h);
+ * - `failed`: failed for good (last attempt, or a permanent failure): dead-lettered.
+ */
+export type AttemptDecision =
+  | { kind: 'rate_limited'; delayMs: number }
+  | { kind: 'success' }
+  | { kind: 'retrying'; delayMs: number }
+  | { kind: 'failed' };
+
+export function decideAttempt(
+  result: Pick<SendResult, 'ok' | 'rateLimited' | 'retryAfterMs' | 'permanent'>,
+  attemptNumber: number,
+  policy: RetryPolicy,
+): AttemptDecision {
+  if (result.ok) return { kind: 'success' };
+  if (result.rateLimited) return { kind: 'rate_limited', delayMs: Math.max(0, result.rateLimited.retryAfterMs) };
+  if (result.permanent || attemptNumber >= policy.max_attempts) return { kind: 'failed' };
+  const retryAfter = Math.min(Math.max(0, result.retryAfterMs ?? 0), MAX_RETRY_AFTER_MS);
+  return { kind: 'retrying', delayMs: Math.max(backoffDelayMs(policy, attemptNumber), retryAfter) };
+}

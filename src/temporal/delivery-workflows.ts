@@ -1,0 +1,79 @@
+import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { defineSearchAttributeKey, SearchAttributeType, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
+import { cancelDeliverySignal, type deliveryWorkflow } from '../../workflows/delivery.workflow';
+import { SEARCH_ATTRIBUTES } from './search-attributes';
+
+/** What a delivery workflow is started with: its id and the fields a user searches by in the Temporal UI. */
+export interface DeliveryToStart {
+  deliveryId: string;
+  eventId: string;
+  destinationId: string;
+  projectId: string;
+  endpointSlug: string;
+  eventType: string;
+}
+
+export interface DeliveryStartOptions {
+  taskQueue: string;
+  attemptTimeoutMs: number;
+}
+
+/** Deterministic: one delivery, one workflow id, whichever process starts it and however often. */
+export function deliveryWorkflowId(deliveryId: string): string {
+  return `delivery-${deliveryId}`;
+}
+
+const keyword = (name: string) => defineSearchAttributeKey(name, SearchAttributeType.KEYWORD);
+const keys = {
+  eventId: keyword(SEARCH_ATTRIBUTES.eventId),
+  destinationId: keyword(SEARCH_ATTRIBUTES.destinationId),
+  endpointSlug: keyword(SEARCH_ATTRIBUTES.endpointSlug),
+  projectId: keyword(SEARCH_ATTRIBUTES.projectId),
+  eventType: keyword(SEARCH_ATTRIBUTES.eventType),
+  deliveryStatus: keyword(SEARCH_ATTRIBUTES.deliveryStatus),
+};
+
+/**
+ * Starts the delivery's workflow. A second start of the same delivery (two
+ * dispatchers, a restart after a crash, a retry after a timeout) is refused by
+ * Temporal: the id is already running (conflict policy FAIL) or closed (reuse
+ * policy REJECT_DUPLICATE). That answer counts as started.
+ */
+export async function startDeliveryWorkflow(
+  client: Client,
+  opts: DeliveryStartOptions,
+  d: DeliveryToStart,
+): Promise<'started' | 'already_started'> {
+  try {
+    await client.workflow.start<typeof deliveryWorkflow>('deliveryWorkflow', {
+      taskQueue: opts.taskQueue,
+      workflowId: deliveryWorkflowId(d.deliveryId),
+      args: [{ deliveryId: d.deliveryId, attemptTimeoutMs: opts.attemptTimeoutMs }],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+      typedSearchAttributes: [
+        { key: keys.eventId, value: d.eventId },
+        { key: keys.destinationId, value: d.destinationId },
+        { key: keys.endpointSlug, value: d.endpointSlug },
+        { key: keys.projectId, value: d.projectId },
+        { key: keys.eventType, value: d.eventType },
+        { key: keys.deliveryStatus, value: 'queued' },
+      ],
+    });
+    return 'started';
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already_started';
+    throw err;
+  }
+}
+
+/** Wakes a waiting delivery workflow so that it ends as canceled; false when it is not running. */
+export async function signalDeliveryCancel(client: Client, deliveryId: string): Promise<boolean> {
+  try {
+    await client.workflow.getHandle(deliveryWorkflowId(deliveryId)).signal(cancelDeliverySignal);
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
+}

@@ -1,0 +1,93 @@
+import type { AppContainer } from '../../src/app/container';
+import { systemProjectContext, type ProjectContext } from '../../src/common/request-context';
+import type { RetryPolicy } from '../../src/common/types';
+import type { Destination } from '../../src/destinations/destination.entity';
+import type { WebhookEndpoint } from '../../src/endpoints/endpoint.entity';
+import { deliveryWorkflowId } from '../../src/temporal/delivery-workflows';
+import { createDestination, createEndpoint, createWorkspace, linkEndpoint, type Workspace } from '../support/factories';
+
+/** Short policies so that retry tests take seconds, not hours. */
+export const FAST_RETRIES: RetryPolicy = { max_attempts: 4, backoff: [1, 1, 1] };
+
+/** Raw rows (timestamps come back as text). */
+export interface DeliveryRow {
+  id: string;
+  status: string;
+  attempt_count: number;
+  next_retry_at: string | null;
+  dead_lettered_at: string | null;
+  replay_of_id: string | null;
+  destination_id: string;
+  workflow_started_at: string | null;
+}
+
+export interface AttemptRow {
+  attempt_number: number;
+  status: string;
+  status_code: number | null;
+  next_retry_at: string | null;
+  created_at: string;
+  error: string | null;
+  latency_ms: number | null;
+  response_body: string | null;
+  payload_sent: unknown;
+}
+
+export async function sql<T>(container: AppContainer, text: string, bindings: unknown[] = []): Promise<T[]> {
+  const { rows } = await container.orm.em.getConnection().getKnex().raw(text, bindings as never[]);
+  return rows as T[];
+}
+
+export async function deliveriesOf(container: AppContainer, eventId: string): Promise<DeliveryRow[]> {
+  return sql<DeliveryRow>(container, 'select * from deliveries where event_id = ? order by id', [eventId]);
+}
+
+export async function attemptsOf(container: AppContainer, deliveryId: string): Promise<AttemptRow[]> {
+  return sql<AttemptRow>(container, 'select * from delivery_attempts where delivery_id = ? order by attempt_number', [deliveryId]);
+}
+
+/** Polls until the event has `count` deliveries (the dispatcher creates them asynchronously). */
+export async function waitForDeliveries(container: AppContainer, eventId: string, count: number): Promise<DeliveryRow[]> {
+  for (;;) {
+    const rows = await deliveriesOf(container, eventId);
+    if (rows.length >= count) return rows;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Polls until the delivery's status is one of `statuses`. */
+export async function waitForStatus(container: AppContainer, deliveryId: string, statuses: string[]): Promise<DeliveryRow> {
+  for (;;) {
+    const [row] = await sql<DeliveryRow>(container, 'select * from deliveries where id = ?', [deliveryId]);
+    if (row && statuses.includes(row.status)) return row;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export async function workflowResult(container: AppContainer, deliveryId: string): Promise<unknown> {
+  return container.temporal.workflow.getHandle(deliveryWorkflowId(deliveryId)).result();
+}
+
+export interface Scene extends Workspace {
+  endpoint: WebhookEndpoint;
+  /** A fresh request context (its own EntityManager) per call, as each API request gets. */
+  ctx(): ProjectContext;
+  destination(url: string, fields?: Partial<Destination>): Promise<Destination>;
+}
+
+/** A workspace with one endpoint; `destination()` adds a linked webhook destination. */
+export async function createScene(container: AppContainer): Promise<Scene> {
+  const em = container.orm.em.fork();
+  const ws = await createWorkspace(em);
+  const { endpoint } = await createEndpoint(container, em, ws.project);
+  return {
+    ...ws,
+    endpoint,
+    ctx: () => systemProjectContext(container, container.orm.em.fork(), ws.project),
+    destination: async (url, fields = {}) => {
+      const destination = await createDestination(container, em, ws.project, { webhookUrl: url, retryPolicy: FAST_RETRIES, ...fields });
+      await linkEndpoint(em, endpoint, destination);
+      return destination;
+    },
+  };
+}
