@@ -13,7 +13,8 @@ import { Destination } from './destination.entity';
  */
 export const DEFAULT_OVERLAP_SECONDS = 86_400;
 export const MAX_OVERLAP_SECONDS = 604_800;
-export const MIN_SIGNING_SECRET_LENGTH = 16;
+/** As for endpoint secrets (src/endpoints/endpoint-secret.service.ts). */
+export const MIN_SIGNING_SECRET_LENGTH = 8;
 export const MAX_SIGNING_SECRET_LENGTH = 1024;
 
 /** A destination signing secret as accepted on create, update and rotate. */
@@ -33,6 +34,22 @@ export const rotateDestinationSecretInput = z.object({
 });
 export type RotateDestinationSecretInput = z.infer<typeof rotateDestinationSecretInput>;
 
+/** What the rotate and clear operations answer (the secret itself is never returned). */
+export interface DestinationSigningState {
+  destination_id: string;
+  signing_secret_set: boolean;
+  /** When `X-{prefix}-Signature-Previous` stops being sent; null without an overlap. */
+  previous_secret_expires_at: string | null;
+}
+
+function signingState(destination: Destination): DestinationSigningState {
+  return {
+    destination_id: destination.id,
+    signing_secret_set: !!destination.signingSecretEnc,
+    previous_secret_expires_at: destination.previousSecretExpiresAt?.toISOString() ?? null,
+  };
+}
+
 async function loadWebhookDestination(ctx: ProjectContext, destinationId: string): Promise<Destination> {
   const destination = isUuid(destinationId)
     ? await ctx.em.findOne(Destination, { id: destinationId, project: ctx.project.id })
@@ -51,13 +68,14 @@ async function loadWebhookDestination(ctx: ProjectContext, destinationId: string
 /**
  * Replaces the signing secret. With `overlap_seconds` > 0 (default one day)
  * and a current secret, the current one keeps signing `X-{prefix}-Signature-Previous`
- * until the overlap ends; 0 cuts over at once. Returns the updated destination.
+ * until the overlap ends; 0 cuts over at once. Rotating again during an
+ * overlap makes the secret being replaced the previous one.
  */
 export async function rotateDestinationSecret(
   ctx: ProjectContext,
   destinationId: string,
   input: RotateDestinationSecretInput,
-): Promise<Destination> {
+): Promise<DestinationSigningState> {
   const parsed = rotateDestinationSecretInput.safeParse(input ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -71,17 +89,17 @@ export async function rotateDestinationSecret(
   destination.previousSecretExpiresAt = keepPrevious ? new Date(Date.now() + overlap_seconds * 1000) : null;
   destination.signingSecretEnc = ctx.container.secrets.seal(signing_secret);
   await ctx.em.flush();
-  return destination;
+  return signingState(destination);
 }
 
 /** Removes signing: later deliveries carry no timestamp or signature headers. */
-export async function clearDestinationSecret(ctx: ProjectContext, destinationId: string): Promise<Destination> {
+export async function clearDestinationSecret(ctx: ProjectContext, destinationId: string): Promise<DestinationSigningState> {
   const destination = await loadWebhookDestination(ctx, destinationId);
   destination.signingSecretEnc = null;
   destination.previousSigningSecretEnc = null;
   destination.previousSecretExpiresAt = null;
   await ctx.em.flush();
-  return destination;
+  return signingState(destination);
 }
 
 /** What a delivery signs with right now: the secret, and the previous one while its overlap lasts. */

@@ -57,7 +57,7 @@ function route(args: ChatSendArgs, config: Config): Route | { error: string } {
         return { url: `${base}/channels/${channel}/messages`, headers: { authorization: `Bot ${args.botToken}` }, body: message, userUrl: false };
       case 'chat_c':
         return {
-          url: `${base}/bot${encodeURIComponent(args.botToken)}/sendMessage`,
+          url: `${base}/bot${encodeURIComponent(args.botToken).replace(/%3A/gi, ':')}/sendMessage`,
           headers: {},
           body: { chat_id: args.channelId, parse_mode: 'HTML', ...message },
           userUrl: false,
