@@ -44,9 +44,14 @@ const PROJECT_PREFIX = 'project:';
 const ORGANIZATION_PREFIX = 'organization:';
 const API_KEYS = 'api_keys';
 
+/** The caches of this process: invalidated directly as well, so that this process never waits for the NOTIFY. */
+const localCaches = new Set<EndpointCache>();
+
 async function notify(em: EntityManager, payload: string): Promise<void> {
-  // em.execute runs inside the caller's transaction when there is one: the NOTIFY is sent at its COMMIT.
+  // em.execute runs inside the caller's transaction when there is one: the NOTIFY is sent at its COMMIT,
+  // and undoes anything this process re-read before that commit.
   await em.execute('select pg_notify(?, ?)', [NOTIFY.endpointsChanged, payload]);
+  for (const cache of localCaches) cache.invalidate(payload);
 }
 
 /** Call after any change to an endpoint, its filter groups/conditions or its secret (create and delete too). */
@@ -104,7 +109,14 @@ export class EndpointCache {
     private readonly secrets: SecretBox,
     private readonly ttlMs = 30_000,
     private readonly apiKeyTtlMs = 10_000,
-  ) {}
+  ) {
+    localCaches.add(this);
+  }
+
+  close(): void {
+    localCaches.delete(this);
+    this.clear();
+  }
 
   get(slug: string, nowMs = Date.now()): Promise<IngressEndpoint | null> {
     const hit = this.bySlug.get(slug);

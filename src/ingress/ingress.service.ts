@@ -106,6 +106,7 @@ export function createIngress(container: AppContainer): { ingress: Ingress; read
   const listener = listenForEndpointChanges(config.DATABASE_URL!, cache, log);
   container.onClose(async () => {
     await (await listener)();
+    cache.close();
     await limiter.close();
     await pool.end();
   });
