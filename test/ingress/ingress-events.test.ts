@@ -113,8 +113,8 @@ describe('ingress: event types, idempotency, filters', () => {
       const results = await Promise.all(Array.from({ length: 60 }, (_, i) => postSigned(server.url, ep.slug, s, { i }, { 'X-Idempotency-Key': `k-${i % 20}` })));
       expect(results.filter((r) => r.status === 202)).toHaveLength(20);
       expect(results.filter((r) => r.status === 409)).toHaveLength(40);
-      const rows = await em.getConnection().execute('select id, idempotency_key from events where endpoint_id = ?', [ep.id]);
-      const idByKey = new Map(rows.map((r: { id: string; idempotency_key: string }) => [r.idempotency_key, r.id]));
+      const rows: Array<{ id: string; idempotency_key: string }> = await em.getConnection().execute('select id, idempotency_key from events where endpoint_id = ?', [ep.id]);
+      const idByKey = new Map(rows.map((r) => [r.idempotency_key, r.id]));
       results.forEach((r, i) => expect(r.body.event_id ?? r.body.error?.details?.event_id).toBe(idByKey.get(`k-${i % 20}`)));
     });
   });

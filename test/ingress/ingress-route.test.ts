@@ -23,7 +23,7 @@ describe('POST /hooks/:slug: route, body, storage, hand-off', () => {
     em = tc.container.orm.em.fork();
     const { project } = await createWorkspace(em, { plan: 'growth' });
     const created = await createEndpoint(tc.container, em, project);
-    ({ slug, signingSecret: secret } = created);
+    secret = created.signingSecret;
     slug = created.endpoint.slug;
     endpointId = created.endpoint.id;
   });
