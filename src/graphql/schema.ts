@@ -1,12 +1,15 @@
 import 'reflect-metadata';
 import type { GraphQLSchema } from 'graphql';
 import { buildSchema, type NonEmptyArray } from 'type-graphql';
+import { AccountResolver } from '../accounts/account.resolver';
+import { ApiKeyResolver } from '../api-keys/api-key.resolver';
 import { HealthResolver } from '../health/health.resolver';
+import { OrganizationResolver } from '../organizations/organization.resolver';
 import { ProjectResolver } from '../projects/project.resolver';
 
 /** Every resolver class; add new ones here. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const resolvers: NonEmptyArray<Function> = [HealthResolver, ProjectResolver];
+export const resolvers: NonEmptyArray<Function> = [HealthResolver, ProjectResolver, AccountResolver, OrganizationResolver, ApiKeyResolver];
 
 let cached: Promise<GraphQLSchema> | undefined;
 

@@ -1,11 +1,14 @@
 import Router from '@koa/router';
 import type { AppContainer } from '../app/container';
+import { accountRoutes } from '../accounts/account.routes';
+import { apiKeyRoutes } from '../api-keys/api-key.routes';
+import { organizationRoutes } from '../organizations/organization.routes';
 import { projectRoutes } from '../projects/project.routes';
 import { buildOpenApiDocument } from './openapi';
 import { mountRoutes, type RouteDef } from './route';
 
 /** Every `/v1` operation; add a resource's routes here. The OpenAPI document is built from this list. */
-export const v1Routes: RouteDef[] = [...projectRoutes];
+export const v1Routes: RouteDef[] = [...accountRoutes, ...organizationRoutes, ...projectRoutes, ...apiKeyRoutes];
 
 export function v1Router(container: AppContainer): Router {
   const router = new Router();

@@ -1,0 +1,40 @@
+import { decodeEntities, sanitizeTelegramHtml } from './telegram-html';
+
+describe('sanitizeTelegramHtml', () => {
+  test.each([
+    ['allowed tags kept', '<b>b</b><strong>s</strong><i>i</i><em>e</em><u>u</u><ins>n</ins><s>s</s><strike>k</strike><del>d</del>', '<b>b</b><strong>s</strong><i>i</i><em>e</em><u>u</u><ins>n</ins><s>s</s><strike>k</strike><del>d</del>'],
+    ['code, pre, blockquote, spoiler', '<pre><code class="language-ts">x</code></pre><blockquote>q</blockquote><tg-spoiler>s</tg-spoiler>', '<pre><code class="language-ts">x</code></pre><blockquote>q</blockquote><tg-spoiler>s</tg-spoiler>'],
+    ['span spoiler kept, other span dropped', '<span class="tg-spoiler">a</span><span class="x">b</span>', '<span class="tg-spoiler">a</span>b'],
+    ['disallowed tags escaped', '<div>x</div><script>alert(1)</script>', '&lt;div&gt;x&lt;/div&gt;&lt;script&gt;alert(1)&lt;/script&gt;'],
+    ['attributes stripped', '<b onclick="x()" class="y">t</b>', '<b>t</b>'],
+    ['safe link kept', '<a href="https://example.com/?a=1&amp;b=2" target="_blank">l</a>', '<a href="https://example.com/?a=1&amp;b=2">l</a>'],
+    ['javascript link dropped, text kept', '<a href="javascript:alert(1)">l</a>', 'l'],
+    ['link without href dropped', '<a>l</a>', 'l'],
+    ['tg and mailto links', '<a href="tg://user?id=1">u</a><a href="mailto:a@b.c">m</a>', '<a href="tg://user?id=1">u</a><a href="mailto:a@b.c">m</a>'],
+    ['unclosed tags closed', '<b>bold <i>both', '<b>bold <i>both</i></b>'],
+    ['misnested tags fixed', '<b><i>x</b>y</i>', '<b><i>x</i></b>y'],
+    ['stray closing tag dropped', 'a</b>b', 'ab'],
+    ['nothing nests inside code', '<code><b>x</b></code>', '<code>x</code>'],
+    ['links do not nest', '<a href="https://a.b">x<a href="https://c.d">y</a></a>', '<a href="https://a.b">xy</a>'],
+    ['tag names are case-insensitive', '<B>x</B>', '<b>x</b>'],
+    ['br becomes a newline', 'a<br>b<br/>c', 'a\nb\nc'],
+    ['lone brackets and ampersands escaped', 'a < b > c & d', 'a &lt; b &gt; c &amp; d'],
+    ['supported entities kept', '&lt;&gt;&amp;&quot;&#169;&#x1F600;', '&lt;&gt;&amp;&quot;&#169;&#x1F600;'],
+    ['unsupported named entities escaped', '&nbsp;&copy;', '&amp;nbsp;&amp;copy;'],
+    ['self-closing allowed tag escaped', '<b/>', '&lt;b/&gt;'],
+    ['comment-like text escaped', '<!-- x -->', '&lt;!-- x --&gt;'],
+  ])('%s', (_name, input, expected) => {
+    expect(sanitizeTelegramHtml(input)).toBe(expected);
+  });
+
+  test('cuts the visible text at the limit, with an ellipsis, closing open tags', () => {
+    expect(sanitizeTelegramHtml('<b>' + 'a'.repeat(20) + '</b>tail', 10)).toBe('<b>aaaaaaaaa…</b>');
+    expect(sanitizeTelegramHtml('&lt;'.repeat(20), 5)).toBe('&lt;&lt;&lt;&lt;…');
+    const long = sanitizeTelegramHtml('x'.repeat(5000));
+    expect(Array.from(decodeEntities(long)).length).toBe(4096);
+  });
+
+  test('decodeEntities', () => {
+    expect(decodeEntities('&lt;a&gt; &amp;amp; &#65;&#x42; &quot;')).toBe('<a> &amp; AB "');
+  });
+});

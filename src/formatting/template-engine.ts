@@ -1,0 +1,101 @@
+import nunjucks from 'nunjucks';
+import { TemplateRenderError, TemplateSyntaxError } from './errors';
+import { LruCache } from './lru';
+import { escapeHtml, getMember, SafeHtml, TEMPLATE_FUNCTIONS, toText } from './template-functions';
+import { type OutputMode, translateTemplate } from './template-syntax';
+
+/**
+ * Compiles and renders one template string. Translation (template-syntax.ts)
+ * and nunjucks compilation happen once per (mode, source); the result, or the
+ * syntax error, is kept in a bounded LRU cache.
+ *
+ * Output escaping is done by the `__out_<mode>` filter that wraps every
+ * `{{ … }}`: `text` prints values as they are (chat_a, chat_b), `html`
+ * escapes them (chat_c) unless a function produced escaped HTML already.
+ * The template's own literal text is never escaped.
+ */
+
+export interface TemplateData {
+  Meta: unknown;
+  Payload: unknown;
+}
+
+interface Compiled {
+  template: nunjucks.Template;
+  constants: unknown[];
+}
+
+const env = new nunjucks.Environment(null, { autoescape: false, throwOnUndefined: false });
+for (const [name, fn] of Object.entries(TEMPLATE_FUNCTIONS)) env.addFilter(name, fn);
+env.addFilter('__get', (value: unknown, ...keys: string[]) => keys.reduce<unknown>((v, k) => getMember(v, k), value));
+env.addFilter('__iter', (value: unknown) =>
+  Array.isArray(value) ? value : value && typeof value === 'object' && !(value instanceof SafeHtml) ? Object.values(value) : [],
+);
+env.addFilter('__pairs', (value: unknown) =>
+  Array.isArray(value) ? value.map((v, i) => [i, v]) : value && typeof value === 'object' ? Object.entries(value) : [],
+);
+env.addFilter('__out_text', toText);
+env.addFilter('__out_html', (value: unknown) => (value instanceof SafeHtml ? value.html : escapeHtml(toText(value))));
+
+const CACHE_LIMIT = 2000;
+const cache = new LruCache<string, Compiled | TemplateSyntaxError>(CACHE_LIMIT);
+
+/** Where nunjucks put the line of a runtime or compile error in its message. */
+function nunjucksLine(err: unknown): number {
+  const match = /\[Line (\d+)/.exec(err instanceof Error ? err.message : String(err));
+  return match ? Number(match[1]) : 1;
+}
+
+function cleanMessage(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.replace(/^\(unknown path\)\s*(\[Line \d+, Column \d+\])?\s*/, '').replace(/\s+/g, ' ').trim();
+}
+
+function compile(source: string, mode: OutputMode): Compiled {
+  const key = `${mode}\u0000${source}`;
+  let compiled = cache.get(key);
+  if (!compiled) {
+    try {
+      const translated = translateTemplate(source, mode);
+      compiled = { template: new nunjucks.Template(translated.source, env, undefined, true), constants: translated.constants };
+    } catch (err) {
+      compiled = err instanceof TemplateSyntaxError ? err : new TemplateSyntaxError(cleanMessage(err), nunjucksLine(err));
+    }
+    cache.set(key, compiled);
+  }
+  if (compiled instanceof TemplateSyntaxError) throw compiled;
+  return compiled;
+}
+
+/** Throws TemplateSyntaxError (with the line) when the string does not compile. */
+export function checkTemplate(source: string, mode: OutputMode = 'text'): void {
+  compile(source, mode);
+}
+
+/** Renders one template string; a string without `{` is returned as is. */
+export function renderTemplate(source: string, data: TemplateData, mode: OutputMode): string {
+  if (!source.includes('{')) return source;
+  const { template, constants } = compile(source, mode);
+  const context = { Meta: data.Meta, Payload: data.Payload, __root: { Meta: data.Meta, Payload: data.Payload, Body: data.Payload }, __s: constants };
+  try {
+    return template.render(context);
+  } catch (err) {
+    throw new TemplateSyntaxError(cleanMessage(err), nunjucksLine(err));
+  }
+}
+
+/** Renders the template string at `path` of a config; errors name that path. Non-strings print as text. */
+export function renderAt(source: unknown, data: TemplateData, mode: OutputMode, path: string): string {
+  if (typeof source !== 'string') return typeof source === 'number' ? String(source) : '';
+  try {
+    return renderTemplate(source, data, mode);
+  } catch (err) {
+    if (err instanceof TemplateSyntaxError) throw new TemplateRenderError(err.message, path, err.line);
+    throw err;
+  }
+}
+
+/** For the render benchmark: forget every compiled template. */
+export function clearTemplateCache(): void {
+  cache.clear();
+}
