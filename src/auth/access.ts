@@ -47,7 +47,8 @@ export async function authorize(ctx: RequestContext, req: AccessRequirement, hin
   }
 }
 
-function requireRole(role: Role, permission: Permission): void {
+/** Throws the 403 that names the role needed; services use it for rules that depend on the target (e.g. managing owners). */
+export function requireRole(role: Role, permission: Permission): void {
   if (!roleAllows(role, permission)) {
     const needed = PERMISSIONS[permission];
     throw new ForbiddenError(`This operation needs the ${needed} role or higher; you are ${role}.`, { required_role: needed, role }, 'insufficient_role');

@@ -15,6 +15,7 @@ export class RefreshToken extends BaseEntity {
 
   /** Tokens minted by rotation share a family, so reuse of a spent token revokes the whole family. */
   @Property({ type: 'uuid' })
+  @Index()
   familyId!: string;
 
   @Property({ type: 'timestamptz' })

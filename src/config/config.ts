@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type OAuthProviders, parseOAuthProviders } from '../oauth/oauth-config';
 
 /**
  * Every environment variable the service reads, in one place. Each one is
@@ -38,6 +39,11 @@ const schema = z.object({
   RELAY_JWT_SECRET: z.string().min(32).optional(),
   RELAY_ACCESS_TOKEN_TTL_SECONDS: int(60, 86400).default(900),
   RELAY_REFRESH_TOKEN_TTL_SECONDS: int(3600, 90 * 86400).default(30 * 86400),
+  RELAY_INVITE_TTL_SECONDS: int(300, 90 * 86400).default(7 * 86400),
+  RELAY_OAUTH_STATE_TTL_SECONDS: int(60, 3600).default(600),
+  /** Management API (`/v1`, `/graphql`) requests per credential and window; 0 turns the limit off. */
+  RELAY_API_RATE_LIMIT: int(0, 1_000_000).default(600),
+  RELAY_API_RATE_WINDOW_SECONDS: int(1, 3600).default(60),
 
   RELAY_MAX_BODY_BYTES: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
   RELAY_DELIVERY_TIMEOUT_MS: int(100, 300_000).default(30_000),
@@ -53,6 +59,8 @@ const schema = z.object({
 export type Config = z.infer<typeof schema> & {
   publicBaseUrl: string;
   encryptionKeys: EncryptionKey[];
+  /** `OAUTH_<PROVIDER>_*` variables (src/oauth/oauth-config.ts). */
+  oauthProviders: OAuthProviders;
 };
 
 export interface EncryptionKey {
@@ -98,5 +106,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (!values.TEMPORAL_ADDRESS) throw new ConfigError('TEMPORAL_ADDRESS: required in production');
   }
   const publicBaseUrl = (values.PUBLIC_BASE_URL ?? `http://localhost:${values.PORT}`).replace(/\/$/, '');
-  return { ...values, publicBaseUrl, encryptionKeys };
+  let oauthProviders: OAuthProviders;
+  try {
+    oauthProviders = parseOAuthProviders(env);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
+  return { ...values, publicBaseUrl, encryptionKeys, oauthProviders };
 }

@@ -9,6 +9,8 @@ import { FilterCondition } from '../filters/filter-condition.entity';
 import { FilterGroup } from '../filters/filter-group.entity';
 import { EndpointDestination } from '../links/endpoint-destination.entity';
 import { OAuthConnection } from '../oauth/oauth-connection.entity';
+import { OAuthState } from '../oauth/oauth-state.entity';
+import { UserIdentity } from '../oauth/user-identity.entity';
 import { Invite } from '../organizations/invite.entity';
 import { OrganizationMember } from '../organizations/organization-member.entity';
 import { Organization } from '../organizations/organization.entity';
@@ -34,6 +36,8 @@ export const entities = [
   Transform,
   ApiKey,
   OAuthConnection,
+  OAuthState,
+  UserIdentity,
   Event,
   Delivery,
   DeliveryAttempt,

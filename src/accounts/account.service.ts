@@ -1,0 +1,105 @@
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import argon2 from 'argon2';
+import { z } from 'zod';
+import type { UserContext } from '../auth/access';
+import { ConflictError, UnauthenticatedError } from '../common/errors';
+import type { RequestContext } from '../common/request-context';
+import { emailInput, findUsableInvite, joinThroughInvite } from '../organizations/invite.service';
+import { createOwnedOrganization, DEFAULT_WORKSPACE_NAME } from '../organizations/organization.service';
+import { User } from '../users/user.entity';
+import { type SessionView, type UserView, toUserView } from './account.view';
+import { endSession, rotateSession, startSession } from './session.service';
+
+/**
+ * Accounts (RULINGS §17–§18): email + password (argon2id), sessions from
+ * src/accounts/session.service.ts. Login errors never tell whether the email
+ * exists.
+ */
+const password = z.string().min(8, { message: 'must be at least 8 characters' }).max(1024, { message: 'must be at most 1024 characters' });
+
+export const signupInput = z.object({
+  email: emailInput,
+  password,
+  name: z.string().trim().min(1).max(100).optional(),
+  /** Join the inviting organization with the invited role instead of getting a default workspace. */
+  invite_token: z.string().min(1).max(200).optional(),
+});
+export type SignupInput = z.infer<typeof signupInput>;
+
+export const loginInput = z.object({ email: emailInput, password: z.string().min(1).max(1024) });
+export type LoginInput = z.infer<typeof loginInput>;
+
+export const refreshInput = z.object({ refresh_token: z.string().min(1).max(200) });
+export type RefreshInput = z.infer<typeof refreshInput>;
+
+export const updateMeInput = z.object({ name: z.string().trim().min(1).max(100).nullable().optional(), password: password.optional() });
+
+const ARGON2 = { type: argon2.argon2id } as const;
+let dummyHash: Promise<string> | undefined;
+
+export function hashPassword(plain: string): Promise<string> {
+  return argon2.hash(plain, ARGON2);
+}
+
+/**
+ * The account of someone signing in for the first time: joins the invite's
+ * organization when there is one, else gets an organization and a project
+ * named `Default` (RULINGS §18). Call inside a transaction.
+ */
+export async function provisionUser(
+  em: EntityManager,
+  fields: { email: string; name?: string | null; passwordHash?: string | null },
+  inviteToken?: string,
+): Promise<User> {
+  const invite = inviteToken ? await findUsableInvite(em, inviteToken) : undefined;
+  const user = em.create(User, { email: fields.email, name: fields.name ?? null, passwordHash: fields.passwordHash ?? null });
+  try {
+    await em.flush();
+  } catch (err) {
+    if (err instanceof UniqueConstraintViolationException) {
+      throw new ConflictError('An account with this email already exists: log in instead.', { field: 'email' }, 'email_taken');
+    }
+    throw err;
+  }
+  if (invite) await joinThroughInvite(em, invite, user);
+  else await createOwnedOrganization(em, user, DEFAULT_WORKSPACE_NAME, { defaultProject: true });
+  return user;
+}
+
+export async function signup(ctx: RequestContext, input: SignupInput): Promise<SessionView> {
+  const passwordHash = await hashPassword(input.password);
+  return ctx.em.transactional(async (em) => {
+    const user = await provisionUser(em, { email: input.email, name: input.name, passwordHash }, input.invite_token);
+    return startSession(em, ctx.container, user);
+  });
+}
+
+export async function login(ctx: RequestContext, input: LoginInput): Promise<SessionView> {
+  const user = await ctx.em.findOne(User, { email: input.email });
+  // Verify against a dummy hash when there is no password to check, so timing does not reveal whether the email exists.
+  const hash = user?.passwordHash ?? (await (dummyHash ??= hashPassword('not-a-real-password')));
+  const ok = await argon2.verify(hash, input.password).catch(() => false);
+  if (!user || !user.passwordHash || !ok) throw new UnauthenticatedError('Email or password is incorrect.', 'invalid_credentials');
+  return startSession(ctx.em, ctx.container, user);
+}
+
+export function refresh(ctx: RequestContext, input: RefreshInput): Promise<SessionView> {
+  return rotateSession(ctx.em, ctx.container, input.refresh_token);
+}
+
+export async function logout(ctx: RequestContext, input: RefreshInput): Promise<void> {
+  await endSession(ctx.em, input.refresh_token);
+}
+
+export async function me(ctx: UserContext): Promise<UserView> {
+  return toUserView(await ctx.em.findOneOrFail(User, ctx.principal.userId));
+}
+
+export async function updateMe(ctx: UserContext, input: z.infer<typeof updateMeInput>): Promise<UserView> {
+  const user = await ctx.em.findOneOrFail(User, ctx.principal.userId);
+  if (input.name !== undefined) user.name = input.name;
+  if (input.password !== undefined) user.passwordHash = await hashPassword(input.password);
+  await ctx.em.flush();
+  return toUserView(user);
+}

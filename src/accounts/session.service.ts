@@ -1,0 +1,71 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AppContainer } from '../app/container';
+import { RefreshToken } from '../auth/refresh-token.entity';
+import { issueAccessToken } from '../auth/tokens';
+import { UnauthenticatedError } from '../common/errors';
+import { uuidv7 } from '../common/ids';
+import { hashToken, randomToken } from '../common/secret-box';
+import { type User } from '../users/user.entity';
+import { type SessionView, toUserView } from './account.view';
+
+/**
+ * Sessions: a short-lived access JWT (`sub` = user id) plus a rotating refresh
+ * token. Only the refresh token's SHA-256 is stored. Every refresh spends the
+ * presented token and mints the next one of the same family; presenting a
+ * spent token again means it leaked, so the whole family is revoked.
+ */
+export const REFRESH_TOKEN_PREFIX = 'rt_';
+
+async function mintRefreshToken(em: EntityManager, container: AppContainer, user: User, familyId: string): Promise<string> {
+  const token = `${REFRESH_TOKEN_PREFIX}${randomToken(32)}`;
+  em.create(RefreshToken, {
+    user,
+    tokenHash: hashToken(token),
+    familyId,
+    expiresAt: new Date(Date.now() + container.config.RELAY_REFRESH_TOKEN_TTL_SECONDS * 1000),
+  });
+  await em.flush();
+  return token;
+}
+
+async function sessionFor(em: EntityManager, container: AppContainer, user: User, familyId: string): Promise<SessionView> {
+  const refreshToken = await mintRefreshToken(em, container, user, familyId);
+  const access = await issueAccessToken(container.config, user.id);
+  return {
+    access_token: access.token,
+    token_type: 'Bearer',
+    expires_in: container.config.RELAY_ACCESS_TOKEN_TTL_SECONDS,
+    refresh_token: refreshToken,
+    user: toUserView(user),
+  };
+}
+
+/** A new session (new refresh-token family) for a user who just proved who they are. */
+export function startSession(em: EntityManager, container: AppContainer, user: User): Promise<SessionView> {
+  return sessionFor(em, container, user, uuidv7());
+}
+
+async function revokeFamily(em: EntityManager, familyId: string): Promise<void> {
+  await em.nativeUpdate(RefreshToken, { familyId, revokedAt: null }, { revokedAt: new Date() });
+}
+
+export async function rotateSession(em: EntityManager, container: AppContainer, presented: string): Promise<SessionView> {
+  const stored = await em.findOne(RefreshToken, { tokenHash: hashToken(presented) }, { populate: ['user'] });
+  if (!stored) throw new UnauthenticatedError('The refresh token is invalid: log in again.', 'invalid_refresh_token');
+  if (stored.expiresAt.getTime() <= Date.now()) {
+    throw new UnauthenticatedError('The refresh token has expired: log in again.', 'refresh_token_expired');
+  }
+  // Spend it atomically: of two concurrent refreshes with one token, only one wins; the other counts as reuse.
+  const spent = stored.revokedAt ? 0 : await em.nativeUpdate(RefreshToken, { id: stored.id, revokedAt: null }, { revokedAt: new Date() });
+  if (spent === 0) {
+    await revokeFamily(em, stored.familyId);
+    throw new UnauthenticatedError('This refresh token was already used, so every session it belongs to has been revoked: log in again.', 'refresh_token_reused');
+  }
+  return sessionFor(em, container, stored.user, stored.familyId);
+}
+
+/** Logout: the presented refresh token's family stops working. Unknown tokens are ignored (logout is idempotent). */
+export async function endSession(em: EntityManager, presented: string): Promise<void> {
+  const stored = await em.findOne(RefreshToken, { tokenHash: hashToken(presented) });
+  if (stored) await revokeFamily(em, stored.familyId);
+}

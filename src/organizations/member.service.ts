@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { requireRole } from '../auth/access';
+import { ConflictError, NotFoundError } from '../common/errors';
+import { isUuid } from '../common/ids';
+import { cursorFilter, type Page, type PageRequest, toPage } from '../common/pagination';
+import type { OrganizationContext } from '../common/request-context';
+import { ROLES, type Role } from '../common/types';
+import { OrganizationMember } from './organization-member.entity';
+import { type MemberView, toMemberView } from './organization.view';
+
+/**
+ * Members of an organization (RULINGS §16): admins manage members who are not
+ * owners and cannot make owners; owners manage everyone; the last owner can
+ * neither be removed nor demoted. Joining happens through invites.
+ */
+export const roleInput = z.enum(ROLES, { message: `must be one of ${ROLES.join(', ')}` });
+export const changeRoleInput = z.object({ role: roleInput });
+export type ChangeRoleInput = z.infer<typeof changeRoleInput>;
+
+export async function listMembers(ctx: OrganizationContext, page: PageRequest): Promise<Page<MemberView>> {
+  const rows = await ctx.em.find(
+    OrganizationMember,
+    { organization: ctx.organization.id, ...cursorFilter(page) },
+    { populate: ['user'], orderBy: { id: 'desc' }, limit: page.limit + 1 },
+  );
+  return toPage(rows, page, toMemberView);
+}
+
+async function findMember(ctx: OrganizationContext, memberId: string): Promise<OrganizationMember> {
+  const member = isUuid(memberId)
+    ? await ctx.em.findOne(OrganizationMember, { id: memberId, organization: ctx.organization.id }, { populate: ['user'] })
+    : null;
+  if (!member) throw new NotFoundError('Member', memberId);
+  return member;
+}
+
+export async function getMember(ctx: OrganizationContext, memberId: string): Promise<MemberView> {
+  return toMemberView(await findMember(ctx, memberId));
+}
+
+/** An owner who would stop being one: refused when no other owner remains. */
+async function assertNotLastOwner(ctx: OrganizationContext, member: OrganizationMember): Promise<void> {
+  if (member.role !== 'owner') return;
+  const owners = await ctx.em.count(OrganizationMember, { organization: ctx.organization.id, role: 'owner' });
+  if (owners <= 1) {
+    throw new ConflictError('This is the organization’s last owner: make another member owner first.', { member_id: member.id }, 'last_owner');
+  }
+}
+
+function assertMayManage(ctx: OrganizationContext, currentRole: Role, newRole?: Role): void {
+  if (currentRole === 'owner' || newRole === 'owner') requireRole(ctx.role, 'owner');
+}
+
+export async function changeMemberRole(ctx: OrganizationContext, memberId: string, input: ChangeRoleInput): Promise<MemberView> {
+  const member = await findMember(ctx, memberId);
+  assertMayManage(ctx, member.role, input.role);
+  if (input.role !== 'owner') await assertNotLastOwner(ctx, member);
+  member.role = input.role;
+  await ctx.em.flush();
+  return toMemberView(member);
+}
+
+export async function removeMember(ctx: OrganizationContext, memberId: string): Promise<void> {
+  const member = await findMember(ctx, memberId);
+  assertMayManage(ctx, member.role);
+  await assertNotLastOwner(ctx, member);
+  await ctx.em.removeAndFlush(member);
+}
