@@ -2,6 +2,7 @@ import type { AppContainer } from './container';
 import { type ApiServer, startApiServer } from '../http/server';
 import { startRelayWorker } from '../worker/worker';
 import { DeliveryDispatcher } from '../deliveries/delivery-dispatcher';
+import { closeHttpAgents } from '../sending/http-client';
 
 /**
  * What an API process runs: the HTTP server and the background loops that
@@ -20,6 +21,8 @@ export async function startApiProcess(container: AppContainer, port?: number): P
  * so the dispatcher lives here rather than on the request path.
  */
 export async function startWorkerProcess(container: AppContainer, taskQueue?: string): Promise<void> {
+  // Registered first so it runs last: the shared outbound HTTP pools close after the worker has stopped.
+  container.onClose(() => closeHttpAgents());
   const worker = await startRelayWorker(container, { taskQueue });
   container.onClose(() => worker.stop());
   const dispatcher = new DeliveryDispatcher(container);

@@ -1,3 +1,4 @@
+import dns from 'node:dns';
 import { freePort } from '../support/free-port';
 import { closeHttpAgents } from '../../src/sending/http-client';
 import { sendWebhook, type WebhookSendArgs } from '../../src/sending/webhook.sender';
@@ -205,5 +206,27 @@ describe('sendWebhook: SSRF guard (RULINGS.md §27)', () => {
     const result = await sendWebhook(args({ allowPrivateNetworks: false }));
     expect(result.ok).toBe(false);
     expect(receiver.received).toHaveLength(1);
+  });
+
+  it('resolves at connect time: a name that now points at loopback is refused (DNS rebinding)', async () => {
+    const realLookup = dns.lookup;
+    // A name that passed any create-time check now resolves to 127.0.0.1.
+    const spy = jest.spyOn(dns, 'lookup').mockImplementation(((host: string, options: unknown, callback: (...a: unknown[]) => void) => {
+      if (host !== 'rebound.example.test') return (realLookup as (...a: unknown[]) => void)(host, options, callback);
+      const all = typeof options === 'object' && (options as { all?: boolean }).all;
+      return all ? callback(null, [{ address: '127.0.0.1', family: 4 }]) : callback(null, '127.0.0.1', 4);
+    }) as unknown as typeof dns.lookup);
+    try {
+      const url = `http://rebound.example.test:${receiver.port}/hook`;
+      const refused = await sendWebhook(args({ url, allowPrivateNetworks: false }));
+      expect(refused).toMatchObject({ ok: false, permanent: true });
+      expect(refused.error).toContain('refused to connect to rebound.example.test (127.0.0.1)');
+      expect(receiver.received).toHaveLength(0);
+      // Development mode connects to the same name: it really resolves to the receiver.
+      expect((await sendWebhook(args({ url, allowPrivateNetworks: true }))).ok).toBe(true);
+      expect(receiver.received).toHaveLength(1);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
