@@ -5,6 +5,7 @@ import type { AppContainer } from '../app/container';
 import { healthRoutes } from '../health/health.routes';
 import { ingressRoutes } from '../ingress/ingress.routes';
 import { metricsRoutes } from '../metrics/metrics.routes';
+import { managementRateLimit } from '../rate-limit/management-rate-limit';
 import { errorMiddleware } from './error-middleware';
 import { v1Router } from './v1';
 
@@ -17,6 +18,7 @@ export function createHttpApp(container: AppContainer, graphql: Middleware): Koa
     await next();
   });
   app.use(errorMiddleware(container.log));
+  app.use(managementRateLimit(container));
 
   const routers = [ingressRoutes(container), healthRoutes(container), metricsRoutes(), v1Router(container)];
   for (const router of routers) app.use(router.routes()).use(router.allowedMethods());

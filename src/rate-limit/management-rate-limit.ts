@@ -1,0 +1,89 @@
+import type { Context, Middleware, Next } from 'koa';
+import { ApiKey } from '../api-keys/api-key.entity';
+import type { AppContainer } from '../app/container';
+import { API_KEY_PREFIX } from '../auth/principal';
+import { verifyAccessToken } from '../auth/tokens';
+import { RateLimitedError } from '../common/errors';
+import { hashToken } from '../common/secret-box';
+
+/**
+ * Management API rate limit (`/v1/*` and `/graphql` over HTTP): at most
+ * RELAY_API_RATE_LIMIT requests per credential in each fixed window of
+ * RELAY_API_RATE_WINDOW_SECONDS. The credential is the API key (by id), else
+ * the session's user (the verified JWT `sub`), else the client IP. Counters
+ * live in one UNLOGGED table, so every API process shares them: one upsert
+ * per request. Over the limit: 429, `Retry-After` (seconds until the window
+ * ends) and the usual error body.
+ */
+const KEY_CACHE_MAX = 10_000;
+const SWEEP_EVERY_MS = 60_000;
+
+export function isManagementPath(path: string): boolean {
+  return path.startsWith('/v1/') || path === '/graphql';
+}
+
+export function managementRateLimit(container: AppContainer): Middleware {
+  const { RELAY_API_RATE_LIMIT: limit, RELAY_API_RATE_WINDOW_SECONDS: windowSeconds } = container.config;
+  if (limit === 0) return (_ctx, next) => next();
+  // API key hash → id, so a key's requests count against its id without a second lookup per request.
+  const keyIds = new Map<string, string>();
+  let lastSweep = 0;
+
+  async function credentialKey(http: Context): Promise<string> {
+    const token = /^Bearer\s+(\S+)$/i.exec(http.get('authorization').trim())?.[1];
+    if (token?.startsWith(API_KEY_PREFIX)) {
+      const hash = hashToken(token);
+      let id = keyIds.get(hash);
+      if (!id) {
+        const key = await container.orm.em.fork().findOne(ApiKey, { keyHash: hash }, { fields: ['id'] });
+        if (key) {
+          if (keyIds.size >= KEY_CACHE_MAX) keyIds.delete(keyIds.keys().next().value!);
+          keyIds.set(hash, (id = key.id));
+        }
+      }
+      if (id) return `key:${id}`;
+    } else if (token) {
+      const check = await verifyAccessToken(container.config, token);
+      if (check.ok) return `user:${check.userId}`;
+    }
+    return `ip:${http.ip}`;
+  }
+
+  function sweep(nowMs: number): void {
+    if (nowMs - lastSweep < SWEEP_EVERY_MS) return;
+    lastSweep = nowMs;
+    const cutoff = Math.floor(nowMs / 1000) - 2 * windowSeconds;
+    container.orm.em
+      .getConnection()
+      .execute('delete from management_rate_counters where window_start < ?', [cutoff])
+      .catch((err: unknown) => container.log.warn({ err }, 'management rate counter sweep failed'));
+  }
+
+  return async (http: Context, next: Next) => {
+    if (!isManagementPath(http.path)) return next();
+    const nowMs = Date.now();
+    const now = Math.floor(nowMs / 1000);
+    const windowStart = now - (now % windowSeconds);
+    const key = await credentialKey(http);
+    const row = (await container.orm.em.getConnection().execute(
+      `insert into management_rate_counters (key, window_start, count) values (?, ?, 1)
+       on conflict (key, window_start) do update set count = management_rate_counters.count + 1
+       returning count`,
+      [key, windowStart],
+      'get',
+    )) as { count: number };
+    sweep(nowMs);
+    const resetIn = Math.max(1, windowStart + windowSeconds - now);
+    http.set('RateLimit-Limit', String(limit));
+    http.set('RateLimit-Remaining', String(Math.max(0, limit - row.count)));
+    http.set('RateLimit-Reset', String(resetIn));
+    if (row.count > limit) {
+      throw new RateLimitedError(
+        `Too many management API requests: at most ${limit} per ${windowSeconds} s for each credential; retry after ${resetIn} s.`,
+        resetIn,
+        { limit, window_seconds: windowSeconds },
+      );
+    }
+    await next();
+  };
+}
