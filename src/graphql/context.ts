@@ -2,9 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { AppContainer } from '../app/container';
 import type { RequestContext } from '../common/request-context';
 import { resolvePrincipal } from '../auth/principal';
+import { Loaders } from './loaders';
 
 export interface GraphQLContext {
   ctx: RequestContext;
+  /** Batching for nested fields (src/graphql/loaders.ts). */
+  loaders: Loaders;
 }
 
 /** One forked EntityManager per operation (HTTP request or subscription message). */
@@ -15,5 +18,5 @@ export async function createGraphQLContext(
 ): Promise<GraphQLContext> {
   const em = container.orm.em.fork();
   const { principal, error } = await resolvePrincipal(container, em, credentials.authorization);
-  return { ctx: { em, principal, authError: error, projectHint: credentials.projectId, requestId, container } };
+  return { ctx: { em, principal, authError: error, projectHint: credentials.projectId, requestId, container }, loaders: new Loaders() };
 }

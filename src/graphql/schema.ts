@@ -1,6 +1,8 @@
 import 'reflect-metadata';
 import type { GraphQLSchema } from 'graphql';
 import { buildSchema, type NonEmptyArray } from 'type-graphql';
+import { DeliveryResolver } from '../deliveries/delivery.resolver';
+import { EventResolver } from '../events/event.resolver';
 import { AccountResolver } from '../accounts/account.resolver';
 import { ApiKeyResolver } from '../api-keys/api-key.resolver';
 import { HealthResolver } from '../health/health.resolver';
@@ -9,7 +11,7 @@ import { ProjectResolver } from '../projects/project.resolver';
 
 /** Every resolver class; add new ones here. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const resolvers: NonEmptyArray<Function> = [HealthResolver, ProjectResolver, AccountResolver, OrganizationResolver, ApiKeyResolver];
+export const resolvers: NonEmptyArray<Function> = [HealthResolver, ProjectResolver, AccountResolver, OrganizationResolver, ApiKeyResolver, EventResolver, DeliveryResolver];
 
 let cached: Promise<GraphQLSchema> | undefined;
 

@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import { DELIVERY_STATUSES } from '../common/types';
+import type { DeliveryAttempt } from './delivery-attempt.entity';
+import type { Delivery } from './delivery.entity';
+
+/** The wire forms of deliveries and their attempts, shared by REST, GraphQL and subscriptions. */
+
+const iso = (d: Date | string | null | undefined): string | null => (d ? new Date(d).toISOString() : null);
+
+export const deliveryView = z.object({
+  id: z.uuid(),
+  event_id: z.uuid(),
+  destination_id: z.uuid(),
+  endpoint_id: z.uuid(),
+  project_id: z.uuid(),
+  status: z.enum(DELIVERY_STATUSES),
+  attempt_count: z.number().int(),
+  next_retry_at: z.iso.datetime().nullable(),
+  replay_of_id: z.uuid().nullable().describe('The delivery this one replays; null for the first delivery of the event'),
+  dead_lettered_at: z.iso.datetime().nullable().describe('Set when the last attempt failed (the delivery is in the dead-letter queue)'),
+  completed_at: z.iso.datetime().nullable(),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+});
+export type DeliveryView = z.infer<typeof deliveryView>;
+
+export function toDeliveryView(d: Delivery): DeliveryView {
+  return {
+    id: d.id,
+    event_id: d.event.id,
+    destination_id: d.destination.id,
+    endpoint_id: d.endpointId,
+    project_id: d.projectId,
+    status: d.status,
+    attempt_count: d.attemptCount,
+    next_retry_at: iso(d.nextRetryAt),
+    replay_of_id: d.replayOfId ?? null,
+    dead_lettered_at: iso(d.deadLetteredAt),
+    completed_at: iso(d.completedAt),
+    created_at: iso(d.createdAt)!,
+    updated_at: iso(d.updatedAt)!,
+  };
+}
+
+export const attemptView = z.object({
+  id: z.uuid(),
+  delivery_id: z.uuid().describe('The delivery (and so the replay) this attempt belongs to'),
+  event_id: z.uuid(),
+  destination_id: z.uuid(),
+  attempt_number: z.number().int().describe('1-based within its delivery'),
+  status: z.enum(DELIVERY_STATUSES),
+  status_code: z.number().int().nullable(),
+  response_body: z.string().nullable().describe('First 4096 bytes of the response'),
+  response_body_truncated: z.boolean(),
+  response_headers: z.record(z.string(), z.string()).nullable(),
+  error: z.string().nullable(),
+  latency_ms: z.number().int().nullable(),
+  next_retry_at: z.iso.datetime().nullable(),
+  payload_sent: z.unknown().describe('The body actually sent'),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+});
+export type AttemptView = z.infer<typeof attemptView>;
+
+/** Accepts the entity or a raw row already mapped to entity field names (subscriptions read rows with SQL). */
+export function toAttemptView(a: Omit<DeliveryAttempt, 'delivery'> & { delivery: { id: string } }): AttemptView {
+  return {
+    id: a.id,
+    delivery_id: a.delivery.id,
+    event_id: a.eventId,
+    destination_id: a.destinationId,
+    attempt_number: a.attemptNumber,
+    status: a.status,
+    status_code: a.statusCode ?? null,
+    response_body: a.responseBody ?? null,
+    response_body_truncated: a.responseBodyTruncated,
+    response_headers: a.responseHeaders ?? null,
+    error: a.error ?? null,
+    latency_ms: a.latencyMs ?? null,
+    next_retry_at: iso(a.nextRetryAt),
+    payload_sent: a.payloadSent ?? null,
+    created_at: iso(a.createdAt)!,
+    updated_at: iso(a.updatedAt)!,
+  };
+}

@@ -1,0 +1,82 @@
+import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
+import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, ID, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
+import type { ProjectContext } from '../common/request-context';
+import { parseInput, snakeKeys } from '../common/validation';
+import { deliveriesByEventIds } from '../deliveries/delivery-query.service';
+import { DeliveryType } from '../deliveries/delivery.resolver';
+import type { DeliveryView } from '../deliveries/delivery.view';
+import type { GraphQLContext } from '../graphql/context';
+import { PageArgs, PageOf } from '../graphql/page';
+import { Scoped } from '../graphql/scoped';
+import { getEvent, listEventsQuery, listEventsWithBody, replayEvent, type ReplayResult } from './event.service';
+import type { EventView } from './event.view';
+
+/** GraphQL shape of EventView: camelCase names over the same view the REST API returns. */
+@ObjectType('Event')
+export class EventType implements EventView {
+  @Field(() => ID) id!: string;
+  @Field(() => ID, { name: 'endpointId' }) endpoint_id!: string;
+  @Field(() => ID, { name: 'projectId' }) project_id!: string;
+  @Field(() => ID, { name: 'organizationId' }) organization_id!: string;
+  @Field({ name: 'eventType', description: 'Empty when no rule yielded a type.' }) event_type!: string;
+  @Field(() => GraphQLJSON, { nullable: true, description: 'The JSON request body as received.' }) payload!: unknown;
+  @Field(() => GraphQLJSONObject, { description: 'All request headers.' }) headers!: Record<string, string>;
+  @Field(() => String, { name: 'sourceIp', nullable: true }) source_ip!: string | null;
+  @Field(() => String, { name: 'idempotencyKey', nullable: true }) idempotency_key!: string | null;
+  @Field(() => String, { description: 'received or filtered.' }) status!: EventView['status'];
+  @Field({ name: 'createdAt' }) created_at!: string;
+}
+
+@ObjectType()
+class EventPage extends PageOf(EventType) {}
+
+@ObjectType('EventReplay')
+class ReplayResultType implements ReplayResult {
+  @Field(() => ID, { name: 'eventId' }) event_id!: string;
+  @Field(() => [DeliveryType], { description: 'The new deliveries.' }) deliveries!: DeliveryView[];
+}
+
+@ArgsType()
+class EventFilterArgs extends PageArgs {
+  @Field(() => ID, { nullable: true }) endpointId?: string;
+  @Field(() => ID, { nullable: true, description: 'Only events with a delivery to this destination.' }) destinationId?: string;
+  @Field({ nullable: true, description: 'received or filtered.' }) status?: string;
+  @Field({ nullable: true }) eventType?: string;
+  @Field({ nullable: true, description: 'ISO 8601, inclusive.' }) createdAfter?: string;
+  @Field({ nullable: true, description: 'ISO 8601, exclusive.' }) createdBefore?: string;
+}
+
+@Resolver(() => EventType)
+export class EventResolver {
+  @Query(() => EventPage, { description: 'Events of the project, newest first.' })
+  events(
+    @Scoped({ scope: 'project', permission: 'read' }) ctx: ProjectContext,
+    @Args() args: EventFilterArgs,
+    @Arg('projectId', () => ID, { nullable: true }) _projectId?: string,
+  ): Promise<EventPage> {
+    return listEventsWithBody(ctx, parseInput(listEventsQuery, snakeKeys(args), 'arguments'));
+  }
+
+  @Query(() => EventType)
+  event(
+    @Arg('id', () => ID) id: string,
+    @Scoped({ scope: 'project', permission: 'read' }) ctx: ProjectContext,
+    @Arg('projectId', () => ID, { nullable: true }) _projectId?: string,
+  ): Promise<EventType> {
+    return getEvent(ctx, id);
+  }
+
+  @Mutation(() => ReplayResultType, { description: 'Re-queues the event to every destination linked to its endpoint now.' })
+  replayEvent(
+    @Arg('id', () => ID) id: string,
+    @Scoped({ scope: 'project', permission: 'write' }) ctx: ProjectContext,
+    @Arg('projectId', () => ID, { nullable: true }) _projectId?: string,
+  ): Promise<ReplayResultType> {
+    return replayEvent(ctx, id);
+  }
+
+  @FieldResolver(() => [DeliveryType], { description: 'Deliveries of this event, replays included, oldest first (batched per request).' })
+  deliveries(@Root() event: EventView, @Ctx() { ctx, loaders }: GraphQLContext): Promise<DeliveryView[]> {
+    return loaders.get(`deliveriesByEvent:${event.project_id}`, (ids) => deliveriesByEventIds(ctx.em, event.project_id, ids)).load(event.id);
+  }
+}

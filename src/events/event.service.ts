@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { NotFoundError } from '../common/errors';
+import { isUuid } from '../common/ids';
+import { cursorFilter, type Page, paginationQuery, toPage } from '../common/pagination';
+import type { ProjectContext } from '../common/request-context';
+import { EVENT_STATUSES } from '../common/types';
+import { replayEvent as replayEventDeliveries } from '../deliveries/delivery-operations.service';
+import { deliveryView, toDeliveryView } from '../deliveries/delivery.view';
+import { Event } from './event.entity';
+import { type EventSummaryView, type EventView, toEventSummaryView, toEventView } from './event.view';
+
+/**
+ * Events of the active project (RULINGS.md §12–§13): list with filters and
+ * cursor pagination, get with payload and headers, replay. Every query is
+ * scoped to `ctx.project.id`; another project's event is a 404.
+ */
+
+const timestamp = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 timestamp, e.g. 2026-01-31T12:00:00Z' });
+
+export const listEventsQuery = paginationQuery.extend({
+  endpoint_id: z.uuid().optional(),
+  destination_id: z.uuid().optional().describe('Only events with a delivery to this destination'),
+  status: z.enum(EVENT_STATUSES).optional(),
+  event_type: z.string().max(500).optional().describe('Exact event type'),
+  created_after: timestamp.optional().describe('Inclusive lower bound of created_at'),
+  created_before: timestamp.optional().describe('Exclusive upper bound of created_at'),
+});
+export type ListEventsQuery = z.infer<typeof listEventsQuery>;
+
+const SUMMARY_FIELDS = ['id', 'endpointId', 'projectId', 'organizationId', 'eventType', 'sourceIp', 'idempotencyKey', 'status', 'createdAt'] as const;
+
+async function findEvents(ctx: ProjectContext, q: ListEventsQuery, withBody: boolean): Promise<Event[]> {
+  const qb = ctx.em
+    .createQueryBuilder(Event, 'e')
+    .select(withBody ? '*' : [...SUMMARY_FIELDS])
+    .where({
+      projectId: ctx.project.id,
+      ...cursorFilter(q),
+      ...(q.endpoint_id ? { endpointId: q.endpoint_id } : {}),
+      ...(q.status ? { status: q.status } : {}),
+      ...(q.event_type !== undefined ? { eventType: q.event_type } : {}),
+      ...(q.created_after || q.created_before
+        ? { createdAt: { ...(q.created_after ? { $gte: new Date(q.created_after) } : {}), ...(q.created_before ? { $lt: new Date(q.created_before) } : {}) } }
+        : {}),
+    })
+    .orderBy({ id: 'desc' })
+    .limit(q.limit + 1);
+  if (q.destination_id) {
+    qb.andWhere('exists (select 1 from deliveries d where d.event_id = e.id and d.destination_id = ?)', [q.destination_id]);
+  }
+  return qb.getResult();
+}
+
+/** Newest first; items without payload and headers. */
+export async function listEvents(ctx: ProjectContext, q: ListEventsQuery): Promise<Page<EventSummaryView>> {
+  return toPage(await findEvents(ctx, q, false), q, toEventSummaryView);
+}
+
+/** The same list with payload and headers (GraphQL, where the client picks the fields). */
+export async function listEventsWithBody(ctx: ProjectContext, q: ListEventsQuery): Promise<Page<EventView>> {
+  return toPage(await findEvents(ctx, q, true), q, toEventView);
+}
+
+export async function findEvent(ctx: ProjectContext, eventId: string): Promise<Event> {
+  const event = isUuid(eventId) ? await ctx.em.findOne(Event, { id: eventId, projectId: ctx.project.id }) : null;
+  if (!event) throw new NotFoundError('Event', eventId);
+  return event;
+}
+
+export async function getEvent(ctx: ProjectContext, eventId: string): Promise<EventView> {
+  return toEventView(await findEvent(ctx, eventId));
+}
+
+export const replayResultView = z.object({
+  event_id: z.uuid(),
+  deliveries: z.array(deliveryView).describe('The new deliveries, one per linked active destination that accepts the event type'),
+});
+export type ReplayResult = z.infer<typeof replayResultView>;
+
+/**
+ * Re-queues the event to every destination linked to its endpoint now, with
+ * the current link configuration (SPEC "Replay"; RULINGS.md §10–§11). Each
+ * replay is a new delivery whose attempts count from 1; a delivery of the same
+ * event and destination still waiting for a retry is superseded (canceled).
+ */
+export async function replayEvent(ctx: ProjectContext, eventId: string): Promise<ReplayResult> {
+  const deliveries = await replayEventDeliveries(ctx, eventId);
+  return { event_id: eventId, deliveries: deliveries.map(toDeliveryView) };
+}

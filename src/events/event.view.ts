@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { EVENT_STATUSES } from '../common/types';
+import type { Event } from './event.entity';
+
+/** The wire form of an event (SPEC "Event"), shared by REST, GraphQL and subscriptions. */
+export const eventView = z.object({
+  id: z.uuid(),
+  endpoint_id: z.uuid(),
+  project_id: z.uuid(),
+  organization_id: z.uuid(),
+  event_type: z.string().describe('Empty when no rule yielded a type'),
+  payload: z.unknown().describe('The JSON request body as received'),
+  headers: z.record(z.string(), z.string()).describe('All request headers'),
+  source_ip: z.string().nullable(),
+  idempotency_key: z.string().nullable(),
+  status: z.enum(EVENT_STATUSES),
+  created_at: z.iso.datetime(),
+});
+export type EventView = z.infer<typeof eventView>;
+
+/** List items leave out the (possibly large) payload and headers: `GET /v1/events/{id}` has them. */
+export const eventSummaryView = eventView.omit({ payload: true, headers: true });
+export type EventSummaryView = z.infer<typeof eventSummaryView>;
+
+type EventFields = Pick<Event, 'id' | 'endpointId' | 'projectId' | 'organizationId' | 'eventType' | 'sourceIp' | 'idempotencyKey' | 'status' | 'createdAt'>;
+
+export function toEventSummaryView(event: EventFields): EventSummaryView {
+  return {
+    id: event.id,
+    endpoint_id: event.endpointId,
+    project_id: event.projectId,
+    organization_id: event.organizationId,
+    event_type: event.eventType,
+    source_ip: event.sourceIp ?? null,
+    idempotency_key: event.idempotencyKey ?? null,
+    status: event.status,
+    created_at: new Date(event.createdAt).toISOString(),
+  };
+}
+
+export function toEventView(event: EventFields & Pick<Event, 'payload' | 'headers'>): EventView {
+  return { ...toEventSummaryView(event), payload: event.payload, headers: event.headers ?? {} };
+}
