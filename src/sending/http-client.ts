@@ -98,6 +98,7 @@ function describeError(err: unknown, timeoutMs: number, signal: AbortSignal): { 
   const e = err as Error & { code?: string; cause?: Error & { code?: string } };
   const inner = e.cause ?? e;
   const code = inner.code ?? e.code;
+  if (code === 'UND_ERR_INVALID_ARG') return { error: `invalid request: ${inner.message}`, blocked: false };
   return { error: `connection error: ${code && !inner.message.includes(code) ? `${code} ` : ''}${inner.message}`, blocked: false };
 }
 

@@ -30,7 +30,9 @@ export async function sendWebhook(args: WebhookSendArgs): Promise<SendResult> {
 
   const body = JSON.stringify(args.payload ?? null);
   const prefix = `X-${args.headerPrefix}`;
+  const { url, authorization } = splitCredentials(args.url);
   const headers: Record<string, string> = {
+    ...(authorization ? { authorization } : {}),
     [`${prefix}-Event-ID`]: args.eventId,
     [`${prefix}-Endpoint-ID`]: args.endpointId,
   };
@@ -45,7 +47,7 @@ export async function sendWebhook(args: WebhookSendArgs): Promise<SendResult> {
   }
 
   const payloadSent = args.payload ?? null;
-  const outcome = await postJson(args.url, body, { timeoutMs: args.timeoutMs, allowPrivateNetworks: args.allowPrivateNetworks, headers });
+  const outcome = await postJson(url, body, { timeoutMs: args.timeoutMs, allowPrivateNetworks: args.allowPrivateNetworks, headers });
   if ('error' in outcome) return failureToResult(outcome, payloadSent);
   const result = answerToResult(outcome, payloadSent);
   if (outcome.statusCode === 429) {
@@ -53,4 +55,22 @@ export async function sendWebhook(args: WebhookSendArgs): Promise<SendResult> {
     if (retryAfterMs !== undefined) result.retryAfterMs = retryAfterMs;
   }
   return result;
+}
+
+/** `https://user:pass@host/…` sends HTTP Basic credentials (the URL itself never carries them on the wire). */
+function splitCredentials(raw: string): { url: string; authorization: string | null } {
+  const url = new URL(raw);
+  if (!url.username && !url.password) return { url: raw, authorization: null };
+  const credentials = `${safeDecode(url.username)}:${safeDecode(url.password)}`;
+  url.username = '';
+  url.password = '';
+  return { url: url.toString(), authorization: `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}` };
+}
+
+function safeDecode(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
 }

@@ -168,6 +168,21 @@ describe('sendWebhook: answers', () => {
     expect(new Set(ports).size).toBeLessThanOrEqual(2);
   });
 
+  it('sends credentials in the URL as HTTP Basic auth, not in the request line', async () => {
+    const url = receiver.url.replace('http://', 'http://relay%40acme:p%3Ass@');
+    expect((await sendWebhook(args({ url }))).ok).toBe(true);
+    const [got] = receiver.received;
+    expect(got.path).toBe('/hook');
+    expect(got.headers.authorization).toBe(`Basic ${Buffer.from('relay@acme:p:ss').toString('base64')}`);
+  });
+
+  it('reports an invalid header prefix as an invalid request', async () => {
+    const result = await sendWebhook(args({ headerPrefix: 'Bad Prefix' }));
+    expect(result).toMatchObject({ ok: false, statusCode: null });
+    expect(result.error).toMatch(/^invalid request: /);
+    expect(receiver.received).toHaveLength(0);
+  });
+
   it('refuses schemes other than http and https', async () => {
     const result = await sendWebhook(args({ url: 'file:///etc/passwd' }));
     expect(result).toMatchObject({ ok: false, permanent: true, statusCode: null });
