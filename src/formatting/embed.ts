@@ -33,6 +33,7 @@ export const EMBED_LIMITS = {
 } as const;
 
 const HTTP_URL = /^https?:\/\/\S+$/i;
+const CANONICAL_ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 function parseColor(raw: string): number | undefined {
   const text = raw.trim();
@@ -41,6 +42,7 @@ function parseColor(raw: string): number | undefined {
 }
 
 function timestampOf(setting: unknown, data: TemplateData, path: string, receivedAt: string): string | undefined {
+  if (setting === true && CANONICAL_ISO.test(receivedAt)) return receivedAt;
   const source = setting === true ? receivedAt : typeof setting === 'string' ? renderAt(setting, data, 'text', path) : '';
   if (setting !== true && !source) return undefined;
   const date = new Date(/^\d+$/.test(source) ? Number(source) * 1000 : source || Date.now());
@@ -85,12 +87,11 @@ export function renderEmbed(variant: Record<string, unknown>, data: TemplateData
   return isEmptyEmbed(embed) ? null : applyEmbedLimits(embed);
 }
 
-function totalLength(e: RenderedEmbed): number {
-  return [e.title, e.description, e.footer, e.author, ...e.fields.flatMap((f) => [f.name, f.value])].reduce(
-    (sum, s) => sum + Array.from(s).length,
-    0,
-  );
+function totalLength(e: RenderedEmbed, measure: (s: string) => number): number {
+  return e.fields.reduce((sum, f) => sum + measure(f.name) + measure(f.value), measure(e.title) + measure(e.description) + measure(e.footer) + measure(e.author));
 }
+
+const codePoints = (s: string) => Array.from(s).length;
 
 export function applyEmbedLimits(e: RenderedEmbed): RenderedEmbed {
   const limited: RenderedEmbed = {
@@ -105,8 +106,10 @@ export function applyEmbedLimits(e: RenderedEmbed): RenderedEmbed {
       value: truncateText(f.value, EMBED_LIMITS.fieldValue),
     })),
   };
-  while (totalLength(limited) > EMBED_LIMITS.total && limited.fields.length > 0) limited.fields.pop();
-  const excess = totalLength(limited) - EMBED_LIMITS.total;
+  // UTF-16 length bounds the code point count, so the exact count is only needed for long embeds.
+  if (totalLength(limited, (s) => s.length) <= EMBED_LIMITS.total) return limited;
+  while (totalLength(limited, codePoints) > EMBED_LIMITS.total && limited.fields.length > 0) limited.fields.pop();
+  const excess = totalLength(limited, codePoints) - EMBED_LIMITS.total;
   if (excess > 0) {
     limited.description = truncateText(limited.description, Math.max(0, Array.from(limited.description).length - excess));
   }

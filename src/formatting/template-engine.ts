@@ -38,7 +38,11 @@ env.addFilter('__out_text', toText);
 env.addFilter('__out_html', (value: unknown) => (value instanceof SafeHtml ? value.html : escapeHtml(toText(value))));
 
 const CACHE_LIMIT = 2000;
-const cache = new LruCache<string, Compiled | TemplateSyntaxError>(CACHE_LIMIT);
+/** One cache per output mode, keyed by the source string itself (its hash is computed once). */
+const caches: Record<OutputMode, LruCache<string, Compiled | TemplateSyntaxError>> = {
+  text: new LruCache(CACHE_LIMIT),
+  html: new LruCache(CACHE_LIMIT),
+};
 
 /** Where nunjucks put the line of a runtime or compile error in its message. */
 function nunjucksLine(err: unknown): number {
@@ -52,8 +56,8 @@ function cleanMessage(err: unknown): string {
 }
 
 function compile(source: string, mode: OutputMode): Compiled {
-  const key = `${mode}\u0000${source}`;
-  let compiled = cache.get(key);
+  const cache = caches[mode];
+  let compiled = cache.get(source);
   if (!compiled) {
     try {
       const translated = translateTemplate(source, mode);
@@ -61,7 +65,7 @@ function compile(source: string, mode: OutputMode): Compiled {
     } catch (err) {
       compiled = err instanceof TemplateSyntaxError ? err : new TemplateSyntaxError(cleanMessage(err), nunjucksLine(err));
     }
-    cache.set(key, compiled);
+    cache.set(source, compiled);
   }
   if (compiled instanceof TemplateSyntaxError) throw compiled;
   return compiled;
@@ -97,5 +101,6 @@ export function renderAt(source: unknown, data: TemplateData, mode: OutputMode, 
 
 /** For the render benchmark: forget every compiled template. */
 export function clearTemplateCache(): void {
-  cache.clear();
+  caches.text.clear();
+  caches.html.clear();
 }

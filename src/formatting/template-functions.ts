@@ -102,10 +102,18 @@ function formatDate(value: unknown, format?: unknown): string {
 
 /** Cuts to at most `length` characters (code points), ending with `suffix` when cut. */
 export function truncateText(text: string, length: number, suffix = '…'): string {
-  const chars = Array.from(text);
-  if (chars.length <= length) return text;
+  // UTF-16 length is never below the code point count: most texts need no walk.
+  if (text.length <= length) return text;
   const keep = Math.max(0, length - Array.from(suffix).length);
-  return chars.slice(0, keep).join('').trimEnd() + suffix;
+  let count = 0;
+  let keepEnd = 0;
+  let offset = 0;
+  for (const ch of text) {
+    if (count === keep) keepEnd = offset;
+    if (++count > length) return text.slice(0, keepEnd).trimEnd() + suffix;
+    offset += ch.length;
+  }
+  return text;
 }
 
 export const TEMPLATE_FUNCTIONS = {

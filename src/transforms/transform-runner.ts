@@ -53,15 +53,17 @@ class Re2Engine extends RE2 {
 }
 
 type Compiled = ReturnType<typeof jsonata>;
-const cache = new LruCache<string, Compiled | TransformError>(1000);
+/** Per time limit, keyed by the expression string. */
+const caches = new Map<number, LruCache<string, Compiled | TransformError>>();
 
 function asError(err: unknown): JsonataError {
   return err && typeof err === 'object' ? (err as JsonataError) : { message: String(err) };
 }
 
 function compile(expression: string, timeoutMs: number): Compiled {
-  const key = `${timeoutMs}\u0000${expression}`;
-  let compiled = cache.get(key);
+  let cache = caches.get(timeoutMs);
+  if (!cache) caches.set(timeoutMs, (cache = new LruCache(1000)));
+  let compiled = cache.get(expression);
   if (!compiled) {
     try {
       compiled = jsonata(expression, {
@@ -74,7 +76,7 @@ function compile(expression: string, timeoutMs: number): Compiled {
       const e = asError(err);
       compiled = new TransformError('transform_failed', `Syntax error in the transform: ${e.message ?? 'invalid expression'}`, e.position);
     }
-    cache.set(key, compiled);
+    cache.set(expression, compiled);
   }
   if (compiled instanceof TransformError) throw compiled;
   return compiled;
@@ -136,5 +138,5 @@ export function validateTransformExpression(expression: string): null | { messag
 
 /** For the render benchmark: forget every compiled expression. */
 export function clearTransformCache(): void {
-  cache.clear();
+  caches.clear();
 }
