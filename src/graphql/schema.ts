@@ -5,13 +5,19 @@ import { DeliveryResolver } from '../deliveries/delivery.resolver';
 import { EventResolver } from '../events/event.resolver';
 import { AccountResolver } from '../accounts/account.resolver';
 import { ApiKeyResolver } from '../api-keys/api-key.resolver';
+import { DestinationResolver } from '../destinations/destination.resolver';
+import { EndpointResolver } from '../endpoints/endpoint.resolver';
+import { FilterGroupResolver } from '../filters/filter-group.resolver';
+import { LinkResolver } from '../links/link.resolver';
+import { TemplateResolver } from '../templates/template.resolver';
+import { TransformResolver } from '../transforms/transform.resolver';
 import { HealthResolver } from '../health/health.resolver';
 import { OrganizationResolver } from '../organizations/organization.resolver';
 import { ProjectResolver } from '../projects/project.resolver';
 
 /** Every resolver class; add new ones here. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const resolvers: NonEmptyArray<Function> = [HealthResolver, ProjectResolver, AccountResolver, OrganizationResolver, ApiKeyResolver, EventResolver, DeliveryResolver];
+export const resolvers: NonEmptyArray<Function> = [HealthResolver, ProjectResolver, AccountResolver, OrganizationResolver, ApiKeyResolver, EventResolver, DeliveryResolver, EndpointResolver, FilterGroupResolver, DestinationResolver, LinkResolver, TemplateResolver, TransformResolver];
 
 let cached: Promise<GraphQLSchema> | undefined;
 

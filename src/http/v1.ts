@@ -6,11 +6,17 @@ import { accountRoutes } from '../accounts/account.routes';
 import { apiKeyRoutes } from '../api-keys/api-key.routes';
 import { organizationRoutes } from '../organizations/organization.routes';
 import { projectRoutes } from '../projects/project.routes';
+import { destinationRoutes } from '../destinations/destination.routes';
+import { endpointRoutes } from '../endpoints/endpoint.routes';
+import { filterGroupRoutes } from '../filters/filter-group.routes';
+import { linkRoutes } from '../links/link.routes';
+import { templateRoutes } from '../templates/template.routes';
+import { transformRoutes } from '../transforms/transform.routes';
 import { buildOpenApiDocument } from './openapi';
 import { mountRoutes, type RouteDef } from './route';
 
 /** Every `/v1` operation; add a resource's routes here. The OpenAPI document is built from this list. */
-export const v1Routes: RouteDef[] = [...accountRoutes, ...organizationRoutes, ...projectRoutes, ...apiKeyRoutes, ...eventRoutes, ...deliveryRoutes];
+export const v1Routes: RouteDef[] = [...accountRoutes, ...organizationRoutes, ...projectRoutes, ...apiKeyRoutes, ...eventRoutes, ...deliveryRoutes, ...endpointRoutes, ...filterGroupRoutes, ...destinationRoutes, ...linkRoutes, ...templateRoutes, ...transformRoutes];
 
 export function v1Router(container: AppContainer): Router {
   const router = new Router();

@@ -1,0 +1,133 @@
+import { Arg, Args, Field, ID, InputType, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import { paginationQuery } from '../common/pagination';
+import type { ProjectContext } from '../common/request-context';
+import type { DestinationType as DestinationKind } from '../common/types';
+import { parseInput, snakeKeys } from '../common/validation';
+import { PageArgs, PageOf } from '../graphql/page';
+import { Scoped } from '../graphql/scoped';
+import { rotateDestinationSecretInput } from './destination-secret.service';
+import {
+  clearSigningSecret,
+  createDestination,
+  createDestinationInput,
+  deleteDestination,
+  getDestination,
+  listDestinations,
+  rotateSigningSecret,
+  updateDestination,
+  updateDestinationInput,
+} from './destination.service';
+import type { DestinationView } from './destination.view';
+
+@ObjectType('RetryPolicy')
+class RetryPolicyType {
+  @Field(() => Int, { name: 'maxAttempts', description: 'Total attempts, including the first.' }) max_attempts!: number;
+  @Field(() => [Int], { description: 'Seconds between attempts; the last value repeats.' }) backoff!: number[];
+}
+
+/** GraphQL shape of DestinationView: secrets are never fields, only whether they are set. */
+@ObjectType('Destination')
+export class DestinationType implements DestinationView {
+  @Field(() => ID) id!: string;
+  @Field(() => ID, { name: 'projectId' }) project_id!: string;
+  @Field() name!: string;
+  @Field(() => String, { description: 'chat_b, chat_a, chat_c, webhook or cli' }) type!: DestinationKind;
+  @Field(() => String, { name: 'webhookHost', nullable: true }) webhook_host!: string | null;
+  @Field({ name: 'hasWebhookUrl' }) has_webhook_url!: boolean;
+  @Field({ name: 'hasBotToken' }) has_bot_token!: boolean;
+  @Field({ name: 'hasSigningSecret' }) has_signing_secret!: boolean;
+  @Field(() => String, { name: 'previousSecretExpiresAt', nullable: true }) previous_secret_expires_at!: string | null;
+  @Field(() => String, { name: 'guildId', nullable: true }) guild_id!: string | null;
+  @Field(() => String, { name: 'channelId', nullable: true }) channel_id!: string | null;
+  @Field(() => RetryPolicyType, { name: 'retryPolicy' }) retry_policy!: RetryPolicyType;
+  @Field(() => [String], { name: 'eventTypes' }) event_types!: string[];
+  @Field({ name: 'isActive' }) is_active!: boolean;
+  @Field({ name: 'createdAt' }) created_at!: string;
+  @Field({ name: 'updatedAt' }) updated_at!: string;
+}
+
+@ObjectType()
+class DestinationPage extends PageOf(DestinationType) {}
+
+@InputType()
+class RetryPolicyInput {
+  @Field(() => Int) maxAttempts!: number;
+  @Field(() => [Int]) backoff!: number[];
+}
+
+@InputType()
+class DestinationInput {
+  @Field({ nullable: true }) name?: string;
+  @Field({ nullable: true, description: 'Create only: chat_b, chat_a, chat_c or webhook.' }) type?: string;
+  @Field(() => String, { nullable: true, description: 'Write-only; null removes it.' }) webhookUrl?: string | null;
+  @Field(() => String, { nullable: true, description: 'Write-only; null removes it.' }) botToken?: string | null;
+  @Field(() => String, { nullable: true, description: 'Webhook only; write-only; null removes it.' }) signingSecret?: string | null;
+  @Field(() => String, { nullable: true }) guildId?: string | null;
+  @Field(() => String, { nullable: true }) channelId?: string | null;
+  @Field(() => RetryPolicyInput, { nullable: true }) retryPolicy?: RetryPolicyInput;
+  @Field(() => [String], { nullable: true }) eventTypes?: string[];
+  @Field({ nullable: true }) isActive?: boolean;
+}
+
+@InputType()
+class RotateDestinationSecretInput {
+  @Field() signingSecret!: string;
+  @Field(() => Int, { nullable: true }) overlapSeconds?: number;
+}
+
+const read = { scope: 'project', permission: 'read' } as const;
+const write = { scope: 'project', permission: 'write' } as const;
+const projectArg = { nullable: true, description: 'Defaults to the X-Project-Id header, else your default project.' };
+
+function toInput({ retryPolicy, ...rest }: DestinationInput): Record<string, unknown> {
+  return snakeKeys({ ...rest, retryPolicy: retryPolicy && { max_attempts: retryPolicy.maxAttempts, backoff: retryPolicy.backoff } });
+}
+
+@Resolver(() => DestinationType)
+export class DestinationResolver {
+  @Query(() => DestinationPage)
+  destinations(@Scoped(read) ctx: ProjectContext, @Args() page: PageArgs, @Arg('projectId', () => ID, projectArg) _projectId?: string): Promise<DestinationPage> {
+    return listDestinations(ctx, parseInput(paginationQuery, page, 'arguments'));
+  }
+
+  @Query(() => DestinationType)
+  destination(@Arg('id', () => ID) id: string, @Scoped(read) ctx: ProjectContext, @Arg('projectId', () => ID, projectArg) _projectId?: string): Promise<DestinationType> {
+    return getDestination(ctx, id);
+  }
+
+  @Mutation(() => DestinationType)
+  createDestination(@Arg('input') input: DestinationInput, @Scoped(write) ctx: ProjectContext, @Arg('projectId', () => ID, projectArg) _projectId?: string): Promise<DestinationType> {
+    return createDestination(ctx, parseInput(createDestinationInput, toInput(input), 'input'));
+  }
+
+  @Mutation(() => DestinationType)
+  updateDestination(
+    @Arg('id', () => ID) id: string,
+    @Arg('input') input: DestinationInput,
+    @Scoped(write) ctx: ProjectContext,
+    @Arg('projectId', () => ID, projectArg) _projectId?: string,
+  ): Promise<DestinationType> {
+    return updateDestination(ctx, id, parseInput(updateDestinationInput, toInput(input), 'input'));
+  }
+
+  @Mutation(() => Boolean, { description: 'Deletes the destination with its links and delivery history.' })
+  async deleteDestination(@Arg('id', () => ID) id: string, @Scoped(write) ctx: ProjectContext, @Arg('projectId', () => ID, projectArg) _projectId?: string): Promise<boolean> {
+    await deleteDestination(ctx, id);
+    return true;
+  }
+
+  @Mutation(() => DestinationType, { description: 'Webhook destinations: new secret, with an overlap (default 86400 s) during which the previous one also signs.' })
+  rotateDestinationSecret(
+    @Arg('id', () => ID) id: string,
+    @Arg('input') input: RotateDestinationSecretInput,
+    @Scoped(write) ctx: ProjectContext,
+    @Arg('projectId', () => ID, projectArg) _projectId?: string,
+  ): Promise<DestinationType> {
+    return rotateSigningSecret(ctx, id, parseInput(rotateDestinationSecretInput, snakeKeys(input), 'input'));
+  }
+
+  @Mutation(() => DestinationType, { description: 'Removes signing: deliveries carry no signature headers.' })
+  clearDestinationSecret(@Arg('id', () => ID) id: string, @Scoped(write) ctx: ProjectContext, @Arg('projectId', () => ID, projectArg) _projectId?: string): Promise<DestinationType> {
+    return clearSigningSecret(ctx, id);
+  }
+}

@@ -1,0 +1,164 @@
+import { z } from 'zod';
+import { ValidationError } from '../common/errors';
+import { cursorFilter, type Page, type PageRequest, toPage } from '../common/pagination';
+import { findInProject } from '../common/project-scope';
+import type { ProjectContext } from '../common/request-context';
+import { DEFAULT_RETRY_POLICY } from '../common/types';
+import {
+  clearDestinationSecret,
+  rotateDestinationSecret,
+  type RotateDestinationSecretInput,
+  signingSecretSchema,
+} from './destination-secret.service';
+import { Destination } from './destination.entity';
+import { type DestinationView, toDestinationView } from './destination.view';
+
+/**
+ * Destinations (SPEC "Destination", RULINGS.md §15, §28). `cli` destinations
+ * are made by the CLI's `listen` and cannot be created here, but they are
+ * listed, updated and deleted like the others. The type is fixed at creation.
+ */
+export const API_DESTINATION_TYPES = ['chat_b', 'chat_a', 'chat_c', 'webhook'] as const;
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+const webhookUrl = z.string().max(2048).refine(isHttpUrl, 'must be an absolute http(s) URL');
+const botToken = z.string().trim().min(1).max(500);
+const platformId = z.string().trim().min(1).max(200);
+
+export const retryPolicySchema = z.object({
+  max_attempts: z.number({ message: 'must be an integer' }).int().min(1, 'must be 1 to 20').max(20, 'must be 1 to 20'),
+  backoff: z
+    .array(z.number({ message: 'must be an integer' }).int().min(0, 'delays are 0 to 86400 seconds').max(86_400, 'delays are 0 to 86400 seconds'))
+    .min(1, 'needs at least one delay (seconds)')
+    .max(20),
+});
+
+const eventTypes = z.array(z.string().trim().min(1).max(200)).max(100);
+
+export const createDestinationInput = z.object({
+  name: z.string().trim().min(1).max(100),
+  type: z.enum(API_DESTINATION_TYPES, { message: `must be one of ${API_DESTINATION_TYPES.join(', ')} (cli destinations are created by the CLI)` }),
+  webhook_url: webhookUrl.optional(),
+  bot_token: botToken.optional(),
+  signing_secret: signingSecretSchema.optional(),
+  guild_id: platformId.nullable().optional(),
+  channel_id: platformId.nullable().optional(),
+  retry_policy: retryPolicySchema.optional(),
+  event_types: eventTypes.optional(),
+  is_active: z.boolean().optional(),
+});
+export type CreateDestinationInput = z.infer<typeof createDestinationInput>;
+
+/** Secrets: a string replaces, null removes, absent keeps. Changing `signing_secret` here cuts over at once (rotate for an overlap). */
+export const updateDestinationInput = createDestinationInput
+  .omit({ type: true })
+  .extend({ webhook_url: webhookUrl.nullable(), bot_token: botToken.nullable(), signing_secret: signingSecretSchema.nullable() })
+  .partial()
+  .strict();
+export type UpdateDestinationInput = z.infer<typeof updateDestinationInput>;
+
+function refuse(field: string, message: string): never {
+  throw new ValidationError(`Invalid body: ${field}: ${message}`, { in: 'body', fields: [{ field, message }] });
+}
+
+/** The fields each type needs, checked on the destination as it will be saved (RULINGS.md §28). */
+function checkTypeRequirements(d: Destination): void {
+  const hasUrl = !!d.webhookUrlEnc;
+  const hasToken = !!d.botTokenEnc;
+  if (d.type === 'cli') return;
+  if (d.type !== 'webhook' && d.signingSecretEnc) refuse('signing_secret', 'only webhook destinations are signed');
+  if (d.type !== 'chat_b' && d.guildId) refuse('guild_id', 'guild_id applies to chat_b destinations only');
+  switch (d.type) {
+    case 'webhook':
+      if (!hasUrl) refuse('webhook_url', 'a webhook destination needs webhook_url');
+      if (hasToken) refuse('bot_token', 'only chat destinations have a bot token');
+      break;
+    case 'chat_a':
+    case 'chat_b':
+      if (hasToken && !d.channelId) refuse('channel_id', `a ${d.type} destination with a bot_token needs channel_id`);
+      if (!hasUrl && !hasToken) refuse('webhook_url', `a ${d.type} destination needs webhook_url, or bot_token and channel_id`);
+      break;
+    case 'chat_c':
+      if (hasUrl) refuse('webhook_url', 'chat_c sends with bot_token to channel_id; it has no webhook_url');
+      if (!hasToken) refuse('bot_token', 'a chat_c destination needs bot_token');
+      if (!d.channelId) refuse('channel_id', 'a chat_c destination needs channel_id (the chat id)');
+      break;
+  }
+}
+
+function applyFields(ctx: ProjectContext, d: Destination, input: UpdateDestinationInput): void {
+  const { secrets } = ctx.container;
+  if (input.name !== undefined) d.name = input.name;
+  if (input.webhook_url !== undefined) {
+    d.webhookUrlEnc = input.webhook_url === null ? null : secrets.seal(input.webhook_url);
+    d.webhookHost = input.webhook_url === null ? null : new URL(input.webhook_url).host;
+  }
+  if (input.bot_token !== undefined) d.botTokenEnc = input.bot_token === null ? null : secrets.seal(input.bot_token);
+  if (input.signing_secret !== undefined) {
+    d.signingSecretEnc = input.signing_secret === null ? null : secrets.seal(input.signing_secret);
+    d.previousSigningSecretEnc = null;
+    d.previousSecretExpiresAt = null;
+  }
+  if (input.guild_id !== undefined) d.guildId = input.guild_id;
+  if (input.channel_id !== undefined) d.channelId = input.channel_id;
+  if (input.retry_policy !== undefined) d.retryPolicy = input.retry_policy;
+  if (input.event_types !== undefined) d.eventTypes = [...new Set(input.event_types)];
+  if (input.is_active !== undefined) d.isActive = input.is_active;
+}
+
+export function findDestination(ctx: ProjectContext, id: string): Promise<Destination> {
+  return findInProject(ctx, Destination, 'Destination', id);
+}
+
+export async function listDestinations(ctx: ProjectContext, page: PageRequest): Promise<Page<DestinationView>> {
+  const rows = await ctx.em.find(Destination, { $and: [{ project: ctx.project.id }, cursorFilter(page)] }, { orderBy: { id: 'desc' }, limit: page.limit + 1 });
+  return toPage(rows, page, toDestinationView);
+}
+
+export async function getDestination(ctx: ProjectContext, id: string): Promise<DestinationView> {
+  return toDestinationView(await findDestination(ctx, id));
+}
+
+export async function createDestination(ctx: ProjectContext, input: CreateDestinationInput): Promise<DestinationView> {
+  const destination = ctx.em.create(Destination, {
+    project: ctx.project,
+    name: input.name,
+    type: input.type,
+    retryPolicy: { ...DEFAULT_RETRY_POLICY, backoff: [...DEFAULT_RETRY_POLICY.backoff] },
+  });
+  applyFields(ctx, destination, input);
+  checkTypeRequirements(destination);
+  await ctx.em.flush();
+  return toDestinationView(destination);
+}
+
+export async function updateDestination(ctx: ProjectContext, id: string, input: UpdateDestinationInput): Promise<DestinationView> {
+  const destination = await findDestination(ctx, id);
+  applyFields(ctx, destination, input);
+  checkTypeRequirements(destination);
+  await ctx.em.flush();
+  return toDestinationView(destination);
+}
+
+/** Its links and delivery history go with it (foreign keys cascade). */
+export async function deleteDestination(ctx: ProjectContext, id: string): Promise<void> {
+  await ctx.em.remove(await findDestination(ctx, id)).flush();
+}
+
+export async function rotateSigningSecret(ctx: ProjectContext, id: string, input: RotateDestinationSecretInput): Promise<DestinationView> {
+  await rotateDestinationSecret(ctx, id, input);
+  return getDestination(ctx, id);
+}
+
+export async function clearSigningSecret(ctx: ProjectContext, id: string): Promise<DestinationView> {
+  await clearDestinationSecret(ctx, id);
+  return getDestination(ctx, id);
+}

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { DESTINATION_TYPES, type RetryPolicy } from '../common/types';
+import type { Destination } from './destination.entity';
+
+/**
+ * The wire form of a destination. Secrets (webhook URL, bot token, signing
+ * secret) are write-only (RULINGS.md §15): only whether each is set, and the
+ * webhook URL's host, are shown.
+ */
+export const retryPolicyView = z.object({
+  max_attempts: z.number().int().describe('Total attempts, including the first'),
+  backoff: z.array(z.number().int()).describe('Seconds between attempts; the last value repeats'),
+});
+
+export const destinationView = z.object({
+  id: z.uuid(),
+  project_id: z.uuid(),
+  name: z.string(),
+  type: z.enum(DESTINATION_TYPES),
+  webhook_host: z.string().nullable().describe('Host of the write-only webhook_url'),
+  has_webhook_url: z.boolean(),
+  has_bot_token: z.boolean(),
+  has_signing_secret: z.boolean(),
+  previous_secret_expires_at: z.iso.datetime().nullable().describe('While set, deliveries also carry the previous-secret signature'),
+  guild_id: z.string().nullable(),
+  channel_id: z.string().nullable(),
+  retry_policy: retryPolicyView,
+  event_types: z.array(z.string()),
+  is_active: z.boolean(),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+});
+export type DestinationView = z.infer<typeof destinationView> & { retry_policy: RetryPolicy };
+
+export function toDestinationView(d: Destination): DestinationView {
+  const overlapEnd = d.signingSecretEnc ? d.previousSecretExpiresAt : null;
+  return {
+    id: d.id,
+    project_id: d.project.id,
+    name: d.name,
+    type: d.type,
+    webhook_host: d.webhookUrlEnc ? (d.webhookHost ?? null) : null,
+    has_webhook_url: !!d.webhookUrlEnc,
+    has_bot_token: !!d.botTokenEnc,
+    has_signing_secret: !!d.signingSecretEnc,
+    previous_secret_expires_at: overlapEnd && overlapEnd.getTime() > Date.now() ? overlapEnd.toISOString() : null,
+    guild_id: d.guildId ?? null,
+    channel_id: d.channelId ?? null,
+    retry_policy: { max_attempts: d.retryPolicy.max_attempts, backoff: [...d.retryPolicy.backoff] },
+    event_types: [...d.eventTypes],
+    is_active: d.isActive,
+    created_at: d.createdAt.toISOString(),
+    updated_at: d.updatedAt.toISOString(),
+  };
+}

@@ -1,0 +1,139 @@
+import { z } from 'zod';
+import { ConflictError, ValidationError } from '../common/errors';
+import { cursorFilter, type Page, type PageRequest, toPage } from '../common/pagination';
+import { findInProject, flushOrConflict } from '../common/project-scope';
+import type { ProjectContext } from '../common/request-context';
+import { SLUG_PATTERN, uniqueSlug } from '../common/slug';
+import { ENDPOINT_PROVIDERS, type TypingRule } from '../common/types';
+import { parseFieldRef } from '../conditions/field-path';
+import { conditionSchema, logicSchema } from '../filters/condition.schema';
+import { MAX_TYPING_RULES } from '../ingress/event-type';
+import { notifyEndpointChanged } from '../ingress/endpoint-cache';
+import { OAuthConnection } from '../oauth/oauth-connection.entity';
+import { WebhookEndpoint } from './endpoint.entity';
+import { generateEndpointSecret, rotateEndpointSecret, type RotateEndpointSecretInput } from './endpoint-secret.service';
+import { type EndpointView, toEndpointView } from './endpoint.view';
+
+/** A typing-rule part: a literal, or a `body.x.y` / `header.Name` path (RULINGS.md §3). */
+const typingPart = z
+  .object({ literal: z.string().max(200).optional(), path: z.string().max(500).optional() })
+  .superRefine((part, ctx) => {
+    if ((part.literal === undefined) === (part.path === undefined)) {
+      ctx.addIssue({ code: 'custom', message: 'a part is either {"literal": "..."} or {"path": "body.x.y" | "header.Name"}' });
+    } else if (part.path !== undefined && !parseFieldRef(part.path)) {
+      ctx.addIssue({ code: 'custom', path: ['path'], message: 'must be "header.<Name>" or "body.<dot.path>"' });
+    }
+  })
+  .transform((part): TypingRule['parts'][number] => (part.path !== undefined ? { path: part.path } : { literal: part.literal! }));
+
+const typingRule = z.object({
+  name: z.string().trim().min(1).max(100),
+  logic: logicSchema.default('AND'),
+  conditions: z.array(conditionSchema).max(20).default([]),
+  parts: z.array(typingPart).min(1, 'a typing rule needs at least one part').max(20),
+  separator: z.string().max(10).optional(),
+});
+
+const headerName = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/, 'must be an HTTP header name');
+const dotPath = z.string().regex(/^[^.\s]+(\.[^.\s]+)*$/, 'must be a dot-notation path such as "action" or "data.object.type"').max(200);
+const optionalText = z.string().trim().min(1).max(500).nullable().optional();
+
+export const createEndpointInput = z.object({
+  name: z.string().trim().min(1).max(100),
+  slug: z.string().regex(SLUG_PATTERN, 'must be 1–64 lower-case letters, digits and hyphens').optional(),
+  /** Provider-issued secrets (payments_a, codehost_b) are set here; otherwise one is generated and shown once. */
+  signing_secret: z.string().min(8, 'must be at least 8 characters (32 or more random bytes recommended)').max(1024).optional(),
+  event_type_path: dotPath.nullable().optional(),
+  event_type_header: headerName.nullable().optional(),
+  typing_rules: z.array(typingRule).max(MAX_TYPING_RULES, `at most ${MAX_TYPING_RULES} typing rules per endpoint`).optional(),
+  is_active: z.boolean().optional(),
+  provider: z.enum(ENDPOINT_PROVIDERS, { message: `must be one of ${ENDPOINT_PROVIDERS.join(', ')} or null` }).nullable().optional(),
+  provider_repo: optionalText,
+  provider_webhook_id: optionalText,
+  oauth_connection_id: z.uuid({ message: 'must be a UUID' }).nullable().optional(),
+});
+export type CreateEndpointInput = z.infer<typeof createEndpointInput>;
+
+/** The secret changes only through rotation (`POST /v1/endpoints/{id}/signing-secret`). */
+export const updateEndpointInput = createEndpointInput.omit({ signing_secret: true }).partial().strict();
+export type UpdateEndpointInput = z.infer<typeof updateEndpointInput>;
+
+export const rotateEndpointSecretBody = z.object({
+  signing_secret: z.string().optional().describe('The new secret; generated (and shown once) when omitted'),
+  overlap_seconds: z.number().int().optional().describe('Default 86400, at most 604800; 0 cuts the old secret off at once'),
+});
+
+const slugTaken = (slug: string) => () =>
+  new ConflictError(`The slug "${slug}" is already taken; choose another or omit it to have one generated.`, { field: 'slug' }, 'slug_taken');
+
+export function findEndpoint(ctx: ProjectContext, id: string): Promise<WebhookEndpoint> {
+  return findInProject(ctx, WebhookEndpoint, 'Endpoint', id);
+}
+
+async function applyFields(ctx: ProjectContext, endpoint: WebhookEndpoint, input: UpdateEndpointInput): Promise<void> {
+  if (input.name !== undefined) endpoint.name = input.name;
+  if (input.slug !== undefined) endpoint.slug = input.slug;
+  if (input.event_type_path !== undefined) endpoint.eventTypePath = input.event_type_path;
+  if (input.event_type_header !== undefined) endpoint.eventTypeHeader = input.event_type_header;
+  if (input.typing_rules !== undefined) endpoint.typingRules = input.typing_rules;
+  if (input.is_active !== undefined) endpoint.isActive = input.is_active;
+  if (input.provider !== undefined) endpoint.provider = input.provider;
+  if (input.provider_repo !== undefined) endpoint.providerRepo = input.provider_repo;
+  if (input.provider_webhook_id !== undefined) endpoint.providerWebhookId = input.provider_webhook_id;
+  if (input.oauth_connection_id !== undefined) {
+    const id = input.oauth_connection_id;
+    const connection = id ? await ctx.em.findOne(OAuthConnection, { id, project: ctx.project.id }) : null;
+    if (id && !connection) throw new ValidationError(`OAuth connection ${id} does not exist in this project.`, { field: 'oauth_connection_id' }, 'invalid_reference');
+    endpoint.oauthConnection = connection;
+  }
+}
+
+/** Flush, then tell every ingress process to drop its cached copy (the NOTIFY follows the commit). */
+async function saveAndNotify(ctx: ProjectContext, endpoint: WebhookEndpoint): Promise<void> {
+  await flushOrConflict(ctx.em, slugTaken(endpoint.slug));
+  await notifyEndpointChanged(ctx.em, endpoint.id);
+}
+
+export async function listEndpoints(ctx: ProjectContext, page: PageRequest): Promise<Page<EndpointView>> {
+  const rows = await ctx.em.find(WebhookEndpoint, { $and: [{ project: ctx.project.id }, cursorFilter(page)] }, { orderBy: { id: 'desc' }, limit: page.limit + 1 });
+  return toPage(rows, page, (e) => toEndpointView(e, ctx.container.config));
+}
+
+export async function getEndpoint(ctx: ProjectContext, id: string): Promise<EndpointView> {
+  return toEndpointView(await findEndpoint(ctx, id), ctx.container.config);
+}
+
+/** The answer carries `signing_secret` once, when it was generated here. */
+export async function createEndpoint(ctx: ProjectContext, input: CreateEndpointInput): Promise<EndpointView> {
+  const generated = input.signing_secret === undefined ? generateEndpointSecret() : null;
+  const endpoint = ctx.em.create(WebhookEndpoint, {
+    project: ctx.project,
+    name: input.name,
+    slug: input.slug ?? uniqueSlug(input.name),
+    signingSecretEnc: ctx.container.secrets.seal(input.signing_secret ?? generated!),
+  });
+  await applyFields(ctx, endpoint, { ...input, name: undefined, slug: undefined });
+  await saveAndNotify(ctx, endpoint);
+  return toEndpointView(endpoint, ctx.container.config, generated);
+}
+
+export async function updateEndpoint(ctx: ProjectContext, id: string, input: UpdateEndpointInput): Promise<EndpointView> {
+  const endpoint = await findEndpoint(ctx, id);
+  await applyFields(ctx, endpoint, input);
+  await saveAndNotify(ctx, endpoint);
+  return toEndpointView(endpoint, ctx.container.config);
+}
+
+/** Deletes the endpoint with its filters, links, events and their deliveries (foreign keys cascade). */
+export async function deleteEndpoint(ctx: ProjectContext, id: string): Promise<void> {
+  const endpoint = await findEndpoint(ctx, id);
+  await ctx.em.remove(endpoint).flush();
+  await notifyEndpointChanged(ctx.em, endpoint.id);
+}
+
+/** RULINGS.md §20; the answer shows the new secret only when it was generated. */
+export async function rotateSecret(ctx: ProjectContext, id: string, input: RotateEndpointSecretInput): Promise<EndpointView> {
+  const result = await rotateEndpointSecret(ctx, id, input);
+  const endpoint = await findEndpoint(ctx, id);
+  return toEndpointView(endpoint, ctx.container.config, result.signing_secret ?? null);
+}
