@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { UserContext } from '../auth/access';
 import { ConflictError, UnauthenticatedError } from '../common/errors';
 import type { RequestContext } from '../common/request-context';
+import type { Invite } from '../organizations/invite.entity';
 import { emailInput, findUsableInvite, joinThroughInvite } from '../organizations/invite.service';
 import { createOwnedOrganization, DEFAULT_WORKSPACE_NAME } from '../organizations/organization.service';
 import { User } from '../users/user.entity';
@@ -50,9 +51,8 @@ export function hashPassword(plain: string): Promise<string> {
 export async function provisionUser(
   em: EntityManager,
   fields: { email: string; name?: string | null; passwordHash?: string | null },
-  inviteToken?: string,
+  invite?: Invite,
 ): Promise<User> {
-  const invite = inviteToken ? await findUsableInvite(em, inviteToken) : undefined;
   const user = em.create(User, { email: fields.email, name: fields.name ?? null, passwordHash: fields.passwordHash ?? null });
   try {
     await em.flush();
@@ -70,7 +70,8 @@ export async function provisionUser(
 export async function signup(ctx: RequestContext, input: SignupInput): Promise<SessionView> {
   const passwordHash = await hashPassword(input.password);
   return ctx.em.transactional(async (em) => {
-    const user = await provisionUser(em, { email: input.email, name: input.name, passwordHash }, input.invite_token);
+    const invite = input.invite_token ? await findUsableInvite(em, input.invite_token) : undefined;
+    const user = await provisionUser(em, { email: input.email, name: input.name, passwordHash }, invite);
     return startSession(em, ctx.container, user);
   });
 }

@@ -5,6 +5,7 @@ import { isUuid } from '../common/ids';
 import { cursorFilter, type Page, type PageRequest, toPage } from '../common/pagination';
 import type { ProjectContext } from '../common/request-context';
 import { hashToken, randomToken } from '../common/secret-box';
+import { notifyApiKeysChanged } from '../ingress/endpoint-cache';
 import { User } from '../users/user.entity';
 import { ApiKey } from './api-key.entity';
 import { type ApiKeyView, type CreatedApiKeyView, toApiKeyView } from './api-key.view';
@@ -70,7 +71,13 @@ export async function renameApiKey(ctx: ProjectContext, id: string, input: Creat
 /** Idempotent: revoking a revoked key keeps its first `revoked_at`. */
 export async function revokeApiKey(ctx: ProjectContext, id: string): Promise<ApiKeyView> {
   const key = await findApiKey(ctx, id);
-  key.revokedAt ??= new Date();
-  await ctx.em.flush();
+  if (!key.revokedAt) {
+    key.revokedAt = new Date();
+    // Ingress caches which project a key belongs to: the NOTIFY (sent at commit) drops it there too.
+    await ctx.em.transactional(async (em) => {
+      await em.flush();
+      await notifyApiKeysChanged(em);
+    });
+  }
   return toApiKeyView(key);
 }

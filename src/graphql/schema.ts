@@ -12,12 +12,13 @@ import { LinkResolver } from '../links/link.resolver';
 import { TemplateResolver } from '../templates/template.resolver';
 import { TransformResolver } from '../transforms/transform.resolver';
 import { HealthResolver } from '../health/health.resolver';
+import { OAuthResolver } from '../oauth/oauth.resolver';
 import { OrganizationResolver } from '../organizations/organization.resolver';
 import { ProjectResolver } from '../projects/project.resolver';
 
 /** Every resolver class; add new ones here. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const resolvers: NonEmptyArray<Function> = [HealthResolver, ProjectResolver, AccountResolver, OrganizationResolver, ApiKeyResolver, EventResolver, DeliveryResolver, EndpointResolver, FilterGroupResolver, DestinationResolver, LinkResolver, TemplateResolver, TransformResolver];
+export const resolvers: NonEmptyArray<Function> = [HealthResolver, ProjectResolver, AccountResolver, OrganizationResolver, ApiKeyResolver, OAuthResolver, EventResolver, DeliveryResolver, EndpointResolver, FilterGroupResolver, DestinationResolver, LinkResolver, TemplateResolver, TransformResolver];
 
 let cached: Promise<GraphQLSchema> | undefined;
 

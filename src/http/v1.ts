@@ -4,6 +4,7 @@ import { deliveryRoutes } from '../deliveries/delivery.routes';
 import { eventRoutes } from '../events/event.routes';
 import { accountRoutes } from '../accounts/account.routes';
 import { apiKeyRoutes } from '../api-keys/api-key.routes';
+import { oauthRoutes } from '../oauth/oauth.routes';
 import { organizationRoutes } from '../organizations/organization.routes';
 import { projectRoutes } from '../projects/project.routes';
 import { destinationRoutes } from '../destinations/destination.routes';
@@ -16,7 +17,7 @@ import { buildOpenApiDocument } from './openapi';
 import { mountRoutes, type RouteDef } from './route';
 
 /** Every `/v1` operation; add a resource's routes here. The OpenAPI document is built from this list. */
-export const v1Routes: RouteDef[] = [...accountRoutes, ...organizationRoutes, ...projectRoutes, ...apiKeyRoutes, ...eventRoutes, ...deliveryRoutes, ...endpointRoutes, ...filterGroupRoutes, ...destinationRoutes, ...linkRoutes, ...templateRoutes, ...transformRoutes];
+export const v1Routes: RouteDef[] = [...accountRoutes, ...organizationRoutes, ...projectRoutes, ...apiKeyRoutes, ...oauthRoutes, ...eventRoutes, ...deliveryRoutes, ...endpointRoutes, ...filterGroupRoutes, ...destinationRoutes, ...linkRoutes, ...templateRoutes, ...transformRoutes];
 
 export function v1Router(container: AppContainer): Router {
   const router = new Router();

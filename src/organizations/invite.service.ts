@@ -76,9 +76,13 @@ export async function revokeInvite(ctx: OrganizationContext, inviteId: string): 
 export async function findUsableInvite(em: EntityManager, token: string): Promise<Invite> {
   const invite = await em.findOne(Invite, { tokenHash: hashToken(token) }, { populate: ['organization'] });
   if (!invite) throw new NotFoundError('Invite');
+  assertUsable(invite);
+  return invite;
+}
+
+export function assertUsable(invite: Invite): void {
   if (invite.acceptedAt) throw new ConflictError('This invite has already been accepted.', undefined, 'invite_already_used');
   if (invite.expiresAt.getTime() <= Date.now()) throw new AppError(410, 'invite_expired', 'This invite has expired: ask for a new one.');
-  return invite;
 }
 
 /** Makes `user` a member with the invited role. Call inside the caller's transaction. */

@@ -4,6 +4,7 @@ import type { UserContext } from '../auth/access';
 import { cursorFilter, type Page, type PageRequest, toPage } from '../common/pagination';
 import type { OrganizationContext } from '../common/request-context';
 import { PLANS } from '../common/types';
+import { notifyApiKeysChanged, notifyOrganizationChanged } from '../ingress/endpoint-cache';
 import { Project } from '../projects/project.entity';
 import { User } from '../users/user.entity';
 import { OrganizationMember } from './organization-member.entity';
@@ -70,11 +71,19 @@ export async function renameOrganization(ctx: OrganizationContext, input: Create
 /** Owner only (declared on the route/resolver). */
 export async function changePlan(ctx: OrganizationContext, input: ChangePlanInput): Promise<OrganizationView> {
   ctx.organization.plan = input.plan;
-  await ctx.em.flush();
+  // Ingress caches each endpoint's plan (rate caps): tell every process.
+  await ctx.em.transactional(async (em) => {
+    await em.flush();
+    await notifyOrganizationChanged(em, ctx.organization.id);
+  });
   return toOrganizationView(ctx.organization, ctx.role);
 }
 
 /** Owner only. Projects and everything in them go with it (foreign keys cascade). */
 export async function deleteOrganization(ctx: OrganizationContext): Promise<void> {
-  await ctx.em.nativeDelete(Organization, { id: ctx.organization.id });
+  await ctx.em.transactional(async (em) => {
+    await em.nativeDelete(Organization, { id: ctx.organization.id });
+    await notifyOrganizationChanged(em, ctx.organization.id);
+    await notifyApiKeysChanged(em);
+  });
 }
