@@ -103,6 +103,25 @@ describe('sendWebhook: answers', () => {
     expect(result.responseBody).toBe('x'.repeat(4095));
   });
 
+  it('stops reading an endless answer after the cap instead of buffering it', async () => {
+    let closed = false;
+    receiver.handle((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      const chunk = Buffer.alloc(64 * 1024, 0x61);
+      const pump = () => {
+        while (!res.destroyed && res.write(chunk));
+        if (!res.destroyed) res.once('drain', pump);
+      };
+      req.socket.once('close', () => (closed = true));
+      pump();
+    });
+    const result = await sendWebhook(args({ timeoutMs: 5000 }));
+    expect(result).toMatchObject({ ok: true, statusCode: 200, responseBodyTruncated: true, error: null });
+    expect(result.responseBody).toBe('a'.repeat(4096));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(closed).toBe(true);
+  });
+
   it('does not follow redirects: the 3xx is a failure recorded with its Location', async () => {
     receiver.handle((req, res) => {
       if (req.url === '/hook') {
