@@ -69,6 +69,14 @@ describe('runTransform', () => {
     await expect(slow).rejects.toMatchObject({ code: 'transform_timeout' });
   });
 
+  test('regular expressions run on RE2: flags work, backtracking bombs finish at once, look-around is refused', async () => {
+    await expect(runTransform('$contains(text, /WORLD/i)', payload)).resolves.toBe(true);
+    await expect(runTransform('$split(text, /\\s+/)', payload)).resolves.toEqual(['hello', 'world']);
+    const bomb = runTransform('$match($join([1..40].("a")) & "!", /^(a+)+$/)', payload, { timeoutMs: 5000 });
+    await expect(bomb).rejects.toMatchObject({ code: 'transform_empty' });
+    await expect(runTransform('$match(text, /(?=o)/)', payload)).rejects.toMatchObject({ code: 'transform_failed', message: expect.stringMatching(/Invalid regular expression/) });
+  });
+
   test('the payload is not modified', async () => {
     const input = { a: { b: 1 } };
     await runTransform('$ ~> |a|{"b": 2}|', input);
