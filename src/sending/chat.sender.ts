@@ -50,7 +50,7 @@ function route(args: ChatSendArgs, config: Config): Route | { error: string } {
         return {
           url: `${base}/chat.postMessage`,
           headers: { authorization: `Bearer ${args.botToken}`, 'content-type': 'application/json; charset=utf-8' },
-          body: { channel: args.channelId, ...message },
+          body: { ...message, channel: args.channelId },
           userUrl: false,
         };
       case 'chat_b':
@@ -59,7 +59,7 @@ function route(args: ChatSendArgs, config: Config): Route | { error: string } {
         return {
           url: `${base}/bot${encodeURIComponent(args.botToken).replace(/%3A/gi, ':')}/sendMessage`,
           headers: {},
-          body: { chat_id: args.channelId, parse_mode: 'HTML', ...message },
+          body: { parse_mode: 'HTML', ...message, chat_id: args.channelId },
           userUrl: false,
         };
     }
