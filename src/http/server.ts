@@ -7,6 +7,7 @@ import type { AppContainer } from '../app/container';
 import { createGraphQLContext } from '../graphql/context';
 import { createApolloServer, graphqlMiddleware } from '../graphql/http';
 import { buildRelaySchema } from '../graphql/schema';
+import { wsHooks } from '../subscriptions/ws-hooks';
 import { createHttpApp } from './app';
 
 export interface ApiServer {
@@ -31,6 +32,7 @@ export async function startApiServer(container: AppContainer, port = container.c
           projectId: text(params.projectId),
         });
       },
+      ...wsHooks(container),
     },
     wsServer,
   );

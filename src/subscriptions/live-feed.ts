@@ -1,0 +1,270 @@
+import { Client as PgClient } from 'pg';
+import type { AppContainer } from '../app/container';
+import { NOTIFY } from '../common/notify-channels';
+import type { AttemptView } from '../deliveries/delivery.view';
+import type { EventView } from '../events/event.view';
+import { Channel } from './channel';
+import { attemptRowView, eventRowView, uuidv7LowerBound, uuidv7Millis } from './rows';
+
+/**
+ * Live events and delivery attempts for GraphQL subscriptions, fed across
+ * processes by PostgreSQL LISTEN/NOTIFY (src/common/notify-channels.ts): one
+ * dedicated LISTEN connection per process (reconnecting), fan-out in process.
+ *
+ * Events: a notification (or, while someone listens, a 1 s poll that also
+ * catches `filtered` events, which ingress does not announce) triggers a scan
+ * of ids newer than the last seen. Ids are UUIDv7 (time-ordered) but rows
+ * from concurrent writers commit slightly out of order, so the scan starts
+ * LOOKBACK_MS before the newest id seen and skips ids already delivered.
+ * Attempts: the notification names the attempt; it is re-read by id.
+ * Only subscribers of the row's project (and matching filters) receive it.
+ */
+export interface EventFilter {
+  projectId: string;
+  endpointId?: string;
+}
+export interface AttemptFilter {
+  projectId: string;
+  eventId?: string;
+  destinationId?: string;
+}
+
+const LOOKBACK_MS = 3000;
+const POLL_MS = 1000;
+const SCAN_BATCH = 1000;
+const RECONNECT_MS = 1000;
+
+const feeds = new WeakMap<AppContainer, LiveFeed>();
+
+export class LiveFeed {
+  private listener: PgClient | null = null;
+  private connecting: Promise<void> | null = null;
+  private stopped = false;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private readonly eventSubs = new Set<{ filter: EventFilter; since: string; channel: Channel<EventView> }>();
+  private readonly attemptSubs = new Set<{ filter: AttemptFilter; channel: Channel<AttemptView> }>();
+  /** Newest event id time seen (ms); scans start LOOKBACK_MS before it. */
+  private watermarkMs = Date.now();
+  private readonly seen = new Map<string, number>();
+  private scanning: Promise<void> | null = null;
+  private rescan = false;
+  private readonly pendingAttempts = new Set<string>();
+  private attemptFlush: NodeJS.Timeout | undefined;
+
+  private constructor(private readonly container: AppContainer) {}
+
+  /** The process's feed for this container; stopped when the container closes. */
+  static for(container: AppContainer): LiveFeed {
+    let feed = feeds.get(container);
+    if (!feed) {
+      const created = new LiveFeed(container);
+      feed = created;
+      feeds.set(container, created);
+      container.onClose(() => created.stop());
+    }
+    return feed;
+  }
+
+  /** Resolves once LISTEN is in place, so that nothing committed after a subscription starts is missed. */
+  async subscribeEvents(filter: EventFilter): Promise<AsyncIterableIterator<EventView>> {
+    await this.ensureListening();
+    if (this.eventSubs.size === 0) this.watermarkMs = Math.max(this.watermarkMs, Date.now());
+    // Only events received from now on (ids are time-ordered).
+    const sub = { filter, since: uuidv7LowerBound(Date.now()), channel: new Channel<EventView>(() => this.eventSubs.delete(sub)) };
+    this.eventSubs.add(sub);
+    this.ensurePolling();
+    return sub.channel;
+  }
+
+  async subscribeAttempts(filter: AttemptFilter): Promise<AsyncIterableIterator<AttemptView>> {
+    await this.ensureListening();
+    const sub = { filter, channel: new Channel<AttemptView>(() => this.attemptSubs.delete(sub)) };
+    this.attemptSubs.add(sub);
+    return sub.channel;
+  }
+
+  get subscriberCount(): number {
+    return this.eventSubs.size + this.attemptSubs.size;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.reconnectTimer);
+    clearInterval(this.pollTimer);
+    clearTimeout(this.attemptFlush);
+    for (const sub of [...this.eventSubs, ...this.attemptSubs]) sub.channel.close();
+    const client = this.listener;
+    this.listener = null;
+    if (client) {
+      client.removeAllListeners('end');
+      await client.end().catch(() => undefined);
+    }
+  }
+
+  private get log() {
+    return this.container.log;
+  }
+
+  private get knex() {
+    return this.container.orm.em.getConnection().getKnex();
+  }
+
+  private ensureListening(): Promise<void> {
+    if (this.listener) return Promise.resolve();
+    this.connecting ??= this.connect().finally(() => (this.connecting = null));
+    return this.connecting;
+  }
+
+  private async connect(): Promise<void> {
+    if (this.stopped) return;
+    const client = new PgClient({ connectionString: this.container.config.DATABASE_URL });
+    client.on('notification', (msg) => {
+      if (msg.channel === NOTIFY.eventsCommitted) this.scheduleScan();
+      else if (msg.channel === NOTIFY.attemptsChanged && msg.payload) this.queueAttempt(msg.payload);
+    });
+    const lost = (err?: Error) => {
+      if (this.listener !== client) return;
+      this.listener = null;
+      this.log.warn({ err }, 'live feed LISTEN connection lost; reconnecting');
+      client.removeAllListeners('end');
+      client.end().catch(() => undefined);
+      this.scheduleReconnect();
+    };
+    client.on('error', lost);
+    client.on('end', () => lost());
+    try {
+      await client.connect();
+      await client.query(`listen ${NOTIFY.eventsCommitted}; listen ${NOTIFY.attemptsChanged}`);
+      this.listener = client;
+      // Whatever committed while (re)connecting.
+      this.scheduleScan();
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private scheduleReconnect(): void {
+    if (this.stopped || this.reconnectTimer) return;
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      this.ensureListening().catch((err) => {
+        this.log.warn({ err }, 'live feed could not LISTEN; retrying');
+        this.scheduleReconnect();
+      });
+    }, RECONNECT_MS);
+    this.reconnectTimer.unref();
+  }
+
+  private ensurePolling(): void {
+    if (this.pollTimer) return;
+    this.pollTimer = setInterval(() => {
+      if (this.eventSubs.size === 0) {
+        clearInterval(this.pollTimer);
+        this.pollTimer = undefined;
+        return;
+      }
+      this.scheduleScan();
+    }, POLL_MS);
+    this.pollTimer.unref();
+  }
+
+  private scheduleScan(): void {
+    if (this.eventSubs.size === 0) {
+      this.watermarkMs = Math.max(this.watermarkMs, Date.now() - LOOKBACK_MS);
+      return;
+    }
+    if (this.scanning) {
+      this.rescan = true;
+      return;
+    }
+    this.scanning = this.scanEvents()
+      .catch((err) => this.log.warn({ err }, 'live feed could not read new events'))
+      .finally(() => {
+        this.scanning = null;
+        if (this.rescan) {
+          this.rescan = false;
+          this.scheduleScan();
+        }
+      });
+  }
+
+  private async scanEvents(): Promise<void> {
+    const projects = [...new Set([...this.eventSubs].map((s) => s.filter.projectId))];
+    if (projects.length === 0) return;
+    let after = uuidv7LowerBound(this.watermarkMs - LOOKBACK_MS);
+    for (;;) {
+      const { rows } = await this.knex.raw<{ rows: Array<{ id: string }> }>(
+        'select id from events where id > ?::uuid and project_id = any(?::uuid[]) order by id limit ?',
+        [after, `{${projects.join(',')}}`, SCAN_BATCH],
+      );
+      const fresh = rows.map((r) => r.id).filter((id) => !this.seen.has(id));
+      if (fresh.length > 0) await this.emitEvents(fresh);
+      if (rows.length < SCAN_BATCH) break;
+      after = rows[rows.length - 1].id;
+    }
+    const horizon = this.watermarkMs - LOOKBACK_MS;
+    for (const [id, ms] of this.seen) if (ms < horizon) this.seen.delete(id);
+  }
+
+  private async emitEvents(ids: string[]): Promise<void> {
+    const { rows } = await this.knex.raw<{ rows: Array<Record<string, unknown>> }>(
+      `select id, endpoint_id, project_id, organization_id, event_type, payload, headers, source_ip, idempotency_key, status, created_at
+         from events where id = any(?::uuid[]) order by id`,
+      [`{${ids.join(',')}}`],
+    );
+    for (const row of rows) {
+      const event = eventRowView(row);
+      const ms = uuidv7Millis(event.id);
+      this.seen.set(event.id, ms);
+      this.watermarkMs = Math.max(this.watermarkMs, ms);
+      for (const sub of this.eventSubs) {
+        const f = sub.filter;
+        if (f.projectId === event.project_id && (!f.endpointId || f.endpointId === event.endpoint_id) && event.id >= sub.since) sub.channel.push(event);
+      }
+    }
+  }
+
+  private queueAttempt(id: string): void {
+    if (this.attemptSubs.size === 0) return;
+    this.pendingAttempts.add(id);
+    this.attemptFlush ??= setTimeout(() => {
+      this.attemptFlush = undefined;
+      const ids = [...this.pendingAttempts];
+      this.pendingAttempts.clear();
+      this.emitAttempts(ids).catch((err) => this.log.warn({ err }, 'live feed could not read attempts'));
+    }, 5);
+  }
+
+  private async emitAttempts(ids: string[]): Promise<void> {
+    const { rows } = await this.knex.raw<{ rows: Array<Record<string, unknown>> }>(
+      `select a.*, d.project_id from delivery_attempts a join deliveries d on d.id = a.delivery_id
+        where a.id = any(?::uuid[]) order by a.id`,
+      [`{${ids.filter((id) => /^[0-9a-f-]{36}$/i.test(id)).join(',')}}`],
+    );
+    for (const row of rows) {
+      const attempt = attemptRowView(row);
+      const projectId = row.project_id as string;
+      for (const sub of this.attemptSubs) {
+        const f = sub.filter;
+        if (f.projectId === projectId && (!f.eventId || f.eventId === attempt.event_id) && (!f.destinationId || f.destinationId === attempt.destination_id)) {
+          sub.channel.push(attempt);
+        }
+      }
+    }
+  }
+}
+
+/**
+ * type-graphql insists on a `pubSub` once any subscription exists, though ours
+ * bring their own `subscribe` (the LiveFeed); topic-based ones are not used.
+ */
+export const noTopicPubSub = {
+  publish(): void {
+    throw new Error('Topic subscriptions are not used: subscriptions read the LiveFeed (src/subscriptions/live-feed.ts).');
+  },
+  subscribe(): never {
+    throw new Error('Topic subscriptions are not used: subscriptions read the LiveFeed (src/subscriptions/live-feed.ts).');
+  },
+};

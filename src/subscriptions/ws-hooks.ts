@@ -1,0 +1,40 @@
+import type { ExecutionResult } from 'graphql';
+import type { ServerOptions } from 'graphql-ws';
+import type { WebSocket } from 'ws';
+import type { AppContainer } from '../app/container';
+import { UnauthenticatedError } from '../common/errors';
+import { resolvePrincipal } from '../auth/principal';
+import { formatGraphQLError } from '../graphql/format-error';
+
+/** graphql-ws close code for a refused credential (the protocol's 4401 Unauthorized). */
+export const WS_UNAUTHORIZED = 4401;
+
+const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+
+/** `connectionParams.authorization` ("Bearer <token>"), as the ws context reads it too. */
+export function wsAuthorization(params: unknown): string | undefined {
+  const p = (params ?? {}) as Record<string, unknown>;
+  return text(p.authorization ?? p.Authorization);
+}
+
+/**
+ * Hooks of the graphql-ws server (src/http/server.ts): a connection is
+ * authenticated when it opens — without a valid credential in
+ * `connectionParams.authorization` it is closed with 4401 and the reason —
+ * and errors of operations carry the same `extensions.code` as over HTTP.
+ */
+export function wsHooks(container: AppContainer): Pick<ServerOptions<Record<string, unknown>, { socket: WebSocket }>, 'onConnect' | 'onNext'> {
+  return {
+    onConnect: async (ctx) => {
+      const em = container.orm.em.fork();
+      const { principal, error } = await resolvePrincipal(container, em, wsAuthorization(ctx.connectionParams));
+      if (principal) return true;
+      const refused = error ?? new UnauthenticatedError('Authentication required: send connectionParams { authorization: "Bearer <token>" }.');
+      // A close reason is at most 123 bytes.
+      ctx.extra.socket.close(WS_UNAUTHORIZED, `${refused.code}: ${refused.message}`.slice(0, 120));
+      return false;
+    },
+    onNext: (_ctx, _id, _payload, _args, result: ExecutionResult) =>
+      result.errors ? { ...result, errors: result.errors.map((e) => formatGraphQLError(e.toJSON(), e)) } : undefined,
+  };
+}
