@@ -1,0 +1,184 @@
+import { Destination } from '../../src/destinations/destination.entity';
+import { destinationSigningSecrets } from '../../src/destinations/destination-secret.service';
+import { createDestination } from '../support/factories';
+import { collectPages, expectNoSecrets, type ResourceEnv, SECRETS, startResourceEnv } from './resource-harness';
+
+const WEBHOOK_URL = `https://receiver.example.test/${SECRETS.webhookPath}?token=x`;
+const CHAT_URL = `https://chat.example.test/${SECRETS.chatWebhookPath}`;
+const FIELDS = 'id name type webhookHost hasWebhookUrl hasBotToken hasSigningSecret previousSecretExpiresAt guildId channelId retryPolicy { maxAttempts backoff } eventTypes isActive';
+
+describe('destinations over REST and GraphQL', () => {
+  let env: ResourceEnv;
+
+  beforeAll(async () => {
+    env = await startResourceEnv();
+  });
+  afterAll(() => env.close());
+
+  it('creates a webhook destination: secrets sealed and write-only, host shown, default retry policy', async () => {
+    const res = await env.call('POST', '/v1/destinations', {
+      body: { name: 'Receiver', type: 'webhook', webhook_url: WEBHOOK_URL, signing_secret: SECRETS.destinationSigning, event_types: ['push', 'push', 'issue'] },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      id: expect.any(String),
+      project_id: env.owner.project.id,
+      name: 'Receiver',
+      type: 'webhook',
+      webhook_host: 'receiver.example.test',
+      has_webhook_url: true,
+      has_bot_token: false,
+      has_signing_secret: true,
+      previous_secret_expires_at: null,
+      guild_id: null,
+      channel_id: null,
+      retry_policy: { max_attempts: 7, backoff: [1, 5, 30, 120, 900, 3600, 21600] },
+      event_types: ['push', 'issue'],
+      is_active: true,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
+    // Stored sealed, and the sender can open it.
+    const row = await env.em().findOneOrFail(Destination, res.body.id);
+    expect(row.webhookUrlEnc).not.toContain(SECRETS.webhookPath);
+    expect(env.api.container.secrets.open(row.webhookUrlEnc!)).toBe(WEBHOOK_URL);
+    expect(destinationSigningSecrets(row, env.api.container.secrets)?.secret).toBe(SECRETS.destinationSigning);
+  });
+
+  it('creates each chat type with its required fields and refuses what a type does not take', async () => {
+    const ok = [
+      { name: 'b-hook', type: 'chat_b', webhook_url: CHAT_URL },
+      { name: 'b-bot', type: 'chat_b', bot_token: SECRETS.botToken, channel_id: '123', guild_id: '456' },
+      { name: 'a-hook', type: 'chat_a', webhook_url: CHAT_URL },
+      { name: 'a-bot', type: 'chat_a', bot_token: SECRETS.botToken, channel_id: 'C123' },
+      { name: 'c-bot', type: 'chat_c', bot_token: SECRETS.botToken, channel_id: '@news' },
+    ];
+    for (const body of ok) {
+      const res = await env.call('POST', '/v1/destinations', { body });
+      expect({ name: body.name, status: res.status }).toEqual({ name: body.name, status: 201 });
+      expect(res.body.has_bot_token).toBe(!!body.bot_token);
+    }
+    const bad: Array<[Record<string, unknown>, string]> = [
+      [{ name: 'x', type: 'webhook' }, 'webhook_url'],
+      [{ name: 'x', type: 'webhook', webhook_url: 'ftp://example.test/x' }, 'webhook_url'],
+      [{ name: 'x', type: 'webhook', webhook_url: 'not a url' }, 'webhook_url'],
+      [{ name: 'x', type: 'webhook', webhook_url: CHAT_URL, bot_token: SECRETS.botToken }, 'bot_token'],
+      [{ name: 'x', type: 'chat_b' }, 'webhook_url'],
+      [{ name: 'x', type: 'chat_b', bot_token: SECRETS.botToken }, 'channel_id'],
+      [{ name: 'x', type: 'chat_a', webhook_url: CHAT_URL, guild_id: '1' }, 'guild_id'],
+      [{ name: 'x', type: 'chat_c', channel_id: '1' }, 'bot_token'],
+      [{ name: 'x', type: 'chat_c', bot_token: SECRETS.botToken }, 'channel_id'],
+      [{ name: 'x', type: 'chat_a', webhook_url: CHAT_URL, signing_secret: SECRETS.destinationSigning }, 'signing_secret'],
+      [{ name: 'x', type: 'cli' }, 'type'],
+      [{ name: 'x', type: 'webhook', webhook_url: CHAT_URL, signing_secret: 'short' }, 'signing_secret'],
+      [{ name: 'x', type: 'webhook', webhook_url: CHAT_URL, retry_policy: { max_attempts: 21, backoff: [1] } }, 'retry_policy.max_attempts'],
+      [{ name: 'x', type: 'webhook', webhook_url: CHAT_URL, retry_policy: { max_attempts: 0, backoff: [1] } }, 'retry_policy.max_attempts'],
+      [{ name: 'x', type: 'webhook', webhook_url: CHAT_URL, retry_policy: { max_attempts: 3, backoff: [] } }, 'retry_policy.backoff'],
+      [{ name: 'x', type: 'webhook', webhook_url: CHAT_URL, retry_policy: { max_attempts: 3, backoff: [1, 86_401] } }, 'retry_policy.backoff.1'],
+      [{ name: 'x', type: 'webhook', webhook_url: CHAT_URL, retry_policy: { max_attempts: 3, backoff: [1.5] } }, 'retry_policy.backoff.0'],
+      [{ name: 'x', type: 'webhook', webhook_url: CHAT_URL, event_types: 'push' }, 'event_types'],
+    ];
+    for (const [body, field] of bad) {
+      const res = await env.call('POST', '/v1/destinations', { body });
+      expect({ body, status: res.status, code: res.body.error?.code }).toEqual({ body, status: 400, code: 'invalid_input' });
+      expect({ body, fields: res.body.error.details.fields.map((f: { field: string }) => f.field) }).toEqual({ body, fields: expect.arrayContaining([field]) });
+    }
+  });
+
+  it('updates: a secret string replaces, null removes, absent keeps; the type cannot change; rules hold after the change', async () => {
+    const created = await env.call('POST', '/v1/destinations', { body: { name: 'Chat', type: 'chat_b', webhook_url: CHAT_URL } });
+    const id = created.body.id;
+    const toBot = await env.call('PATCH', `/v1/destinations/${id}`, { body: { webhook_url: null, bot_token: SECRETS.botToken, channel_id: '42', retry_policy: { max_attempts: 3, backoff: [10, 60] } } });
+    expect(toBot.status).toBe(200);
+    expect(toBot.body).toMatchObject({ has_webhook_url: false, webhook_host: null, has_bot_token: true, channel_id: '42', retry_policy: { max_attempts: 3, backoff: [10, 60] } });
+    const renamed = await env.call('PATCH', `/v1/destinations/${id}`, { body: { name: 'Chat 2', is_active: false } });
+    expect(renamed.body).toMatchObject({ name: 'Chat 2', is_active: false, has_bot_token: true });
+    const broken = await env.call('PATCH', `/v1/destinations/${id}`, { body: { channel_id: null } });
+    expect(broken.status).toBe(400);
+    expect(broken.body.error.details.fields[0].field).toBe('channel_id');
+    const typeChange = await env.call('PATCH', `/v1/destinations/${id}`, { body: { type: 'webhook' } });
+    expect(typeChange.status).toBe(400);
+    expect((await env.call('GET', `/v1/destinations/${id}`)).body).toMatchObject({ name: 'Chat 2', channel_id: '42', type: 'chat_b' });
+  });
+
+  it('rotates and clears a webhook destination’s signing secret (SPEC POST/DELETE /v1/destinations/{id}/signing-secret)', async () => {
+    const created = await env.call('POST', '/v1/destinations', { body: { name: 'Signed', type: 'webhook', webhook_url: WEBHOOK_URL, signing_secret: SECRETS.destinationSigning } });
+    const id = created.body.id;
+    const rotated = await env.call('POST', `/v1/destinations/${id}/signing-secret`, { body: { signing_secret: SECRETS.destinationRotated, overlap_seconds: 3600 } });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body).toMatchObject({ id, has_signing_secret: true, previous_secret_expires_at: expect.any(String) });
+    const row = await env.em().findOneOrFail(Destination, id);
+    expect(destinationSigningSecrets(row, env.api.container.secrets)).toEqual({ secret: SECRETS.destinationRotated, previousSecret: SECRETS.destinationSigning });
+
+    expect((await env.call('POST', `/v1/destinations/${id}/signing-secret`, { body: { signing_secret: SECRETS.destinationRotated, overlap_seconds: 604_801 } })).status).toBe(400);
+    expect((await env.call('POST', `/v1/destinations/${id}/signing-secret`, { body: {} })).status).toBe(400);
+    expect((await env.call('POST', `/v1/destinations/${id}/signing-secret`, { token: env.tokens.viewer, body: { signing_secret: SECRETS.destinationRotated } })).status).toBe(403);
+
+    const cleared = await env.call('DELETE', `/v1/destinations/${id}/signing-secret`);
+    expect(cleared.status).toBe(200);
+    expect(cleared.body).toMatchObject({ has_signing_secret: false, previous_secret_expires_at: null });
+    expect(destinationSigningSecrets(await env.em().findOneOrFail(Destination, id), env.api.container.secrets)).toBeNull();
+
+    const chat = await env.call('POST', '/v1/destinations', { body: { name: 'c', type: 'chat_a', webhook_url: CHAT_URL } });
+    const notSigned = await env.call('POST', `/v1/destinations/${chat.body.id}/signing-secret`, { body: { signing_secret: SECRETS.destinationRotated } });
+    expect(notSigned.status).toBe(400);
+    expect(notSigned.body.error.code).toBe('signing_not_supported');
+  });
+
+  it('lists with pagination (cli destinations included, not creatable), 401/403/404 and delete', async () => {
+    const cli = await createDestination(env.api.container, env.em(), env.owner.project, { type: 'cli', name: 'cli-me-laptop-src' });
+    const { ids } = await collectPages(env, '/v1/destinations', 3);
+    expect(ids[0]).toBe(cli.id);
+    expect(ids.length).toBeGreaterThan(6);
+    expect((await env.call('GET', '/v1/destinations', { token: '' })).status).toBe(401);
+    expect((await env.call('GET', `/v1/destinations/${cli.id}`, { token: env.tokens.viewer })).body.type).toBe('cli');
+    expect((await env.call('PATCH', `/v1/destinations/${cli.id}`, { token: env.tokens.viewer, body: { name: 'x' } })).status).toBe(403);
+    const asStranger = { token: env.tokens.stranger, projectId: env.stranger.project.id };
+    expect((await env.call('GET', `/v1/destinations/${cli.id}`, asStranger)).status).toBe(404);
+    expect((await env.call('DELETE', `/v1/destinations/${cli.id}`, asStranger)).status).toBe(404);
+    expect((await env.call('DELETE', `/v1/destinations/${cli.id}/signing-secret`, asStranger)).status).toBe(404);
+    expect((await env.call('GET', '/v1/destinations', asStranger)).body.data).toEqual([]);
+    expect((await env.call('DELETE', `/v1/destinations/${cli.id}`)).status).toBe(204);
+    expect((await env.call('GET', `/v1/destinations/${cli.id}`)).status).toBe(404);
+    expect((await env.call('GET', '/v1/destinations/not-a-uuid')).status).toBe(400);
+  });
+
+  it('offers the same operations over GraphQL', async () => {
+    const created = await env.query(`mutation($input: DestinationInput!) { createDestination(input: $input) { ${FIELDS} } }`, {
+      input: { name: 'G', type: 'webhook', webhookUrl: WEBHOOK_URL, signingSecret: SECRETS.destinationSigning, retryPolicy: { maxAttempts: 2, backoff: [5] } },
+    });
+    expect(created.errors).toBeUndefined();
+    const d = created.data.createDestination;
+    expect(d).toMatchObject({ type: 'webhook', webhookHost: 'receiver.example.test', hasSigningSecret: true, retryPolicy: { maxAttempts: 2, backoff: [5] } });
+    const got = await env.query(`query($id: ID!) { destination(id: $id) { ${FIELDS} } }`, { id: d.id });
+    expect(got.data.destination).toEqual(d);
+    const list = await env.query('{ destinations(limit: 2) { data { id } nextCursor } }');
+    expect(list.data.destinations.data[0].id).toBe(d.id);
+    expect(list.data.destinations.nextCursor).toEqual(expect.any(String));
+    const updated = await env.query('mutation($id: ID!) { updateDestination(id: $id, input: { eventTypes: ["a"], isActive: false }) { eventTypes isActive } }', { id: d.id });
+    expect(updated.data.updateDestination).toEqual({ eventTypes: ['a'], isActive: false });
+    const rotated = await env.query('mutation($id: ID!, $s: String!) { rotateDestinationSecret(id: $id, input: { signingSecret: $s, overlapSeconds: 0 }) { hasSigningSecret previousSecretExpiresAt } }', {
+      id: d.id,
+      s: SECRETS.destinationRotated,
+    });
+    expect(rotated.data.rotateDestinationSecret).toEqual({ hasSigningSecret: true, previousSecretExpiresAt: null });
+    const cleared = await env.query('mutation($id: ID!) { clearDestinationSecret(id: $id) { hasSigningSecret } }', { id: d.id });
+    expect(cleared.data.clearDestinationSecret.hasSigningSecret).toBe(false);
+
+    const invalid = await env.query('mutation { createDestination(input: { name: "x", type: "chat_c", botToken: "t" }) { id } }');
+    expect(invalid.errors?.[0].extensions).toMatchObject({ code: 'invalid_input', status: 400, details: { fields: [{ field: 'channel_id' }] } });
+    const badRetry = await env.query('mutation { createDestination(input: { name: "x", type: "webhook", webhookUrl: "https://a.test/", retryPolicy: { maxAttempts: 50, backoff: [1] } }) { id } }');
+    expect(badRetry.errors?.[0].extensions).toMatchObject({ code: 'invalid_input', details: { fields: [{ field: 'retry_policy.max_attempts' }] } });
+    const viewer = await env.query('mutation($id: ID!) { deleteDestination(id: $id) }', { id: d.id }, { token: env.tokens.viewer });
+    expect(viewer.errors?.[0].extensions).toMatchObject({ code: 'insufficient_role', status: 403 });
+    const stranger = await env.query('query($id: ID!) { destination(id: $id) { id } }', { id: d.id }, { token: env.tokens.stranger, projectId: env.stranger.project.id });
+    expect(stranger.errors?.[0].extensions).toMatchObject({ code: 'not_found', status: 404 });
+    expect((await env.query('mutation($id: ID!) { deleteDestination(id: $id) }', { id: d.id })).data.deleteDestination).toBe(true);
+  });
+
+  it('never returned a secret it was given', () => {
+    expect(() => expectNoSecrets([`{"x":"${SECRETS.botToken}"}`])).toThrow();
+    expect(env.bodies.length).toBeGreaterThan(40);
+    expectNoSecrets(env.bodies);
+  });
+});
