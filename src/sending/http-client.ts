@@ -95,11 +95,12 @@ function describeError(err: unknown, timeoutMs: number, signal: AbortSignal): { 
     if (e.code === SSRF_ERROR_CODE) return { error: e.message, blocked: true };
   }
   if (signal.aborted) return { error: `timeout: no complete answer within ${timeoutMs} ms`, blocked: false };
-  const e = err as Error & { code?: string; cause?: Error & { code?: string } };
+  const e = (err ?? {}) as { message?: string; code?: string; cause?: { message?: string; code?: string } };
   const inner = e.cause ?? e;
   const code = inner.code ?? e.code;
-  if (code === 'UND_ERR_INVALID_ARG') return { error: `invalid request: ${inner.message}`, blocked: false };
-  return { error: `connection error: ${code && !inner.message.includes(code) ? `${code} ` : ''}${inner.message}`, blocked: false };
+  const message = String(inner.message ?? e.message ?? err);
+  if (code === 'UND_ERR_INVALID_ARG') return { error: `invalid request: ${message}`, blocked: false };
+  return { error: `connection error: ${code && !message.includes(code) ? `${code} ` : ''}${message}`, blocked: false };
 }
 
 /** The common part of a SendResult: status, stored body, headers, latency, and a summary of a non-2xx answer. */
