@@ -78,6 +78,12 @@ describe('chat_b', () => {
     expect(fakes.chatB.delivered[0].body).toEqual(embedMessage);
   });
 
+  it('keeps the webhook URL\'s own query (e.g. a thread) when adding wait=true', async () => {
+    const result = await send({ platform: 'chat_b', webhookUrl: `${fakes.chatB.webhookUrl}?thread_id=42&wait=false` });
+    expect(result.ok).toBe(true);
+    expect(fakes.chatB.delivered[0].query).toEqual({ thread_id: '42', wait: 'true' });
+  });
+
   it('posts to the channel with a bot token', async () => {
     const result = await send({ platform: 'chat_b', botToken: fakes.chatB.botToken, channelId: fakes.chatB.channel, guildId: '1' });
     expect(result).toMatchObject({ ok: true, statusCode: 200 });
