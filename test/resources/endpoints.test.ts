@@ -1,5 +1,5 @@
 import { insertEvent } from '../support/factories';
-import { postSigned } from '../support/ingress-helpers';
+import { createApiKey, postSigned } from '../support/ingress-helpers';
 import { WebhookEndpoint } from '../../src/endpoints/endpoint.entity';
 import { collectPages, expectNoSecrets, type ResourceEnv, SECRETS, startResourceEnv } from './resource-harness';
 
@@ -204,6 +204,31 @@ describe('endpoints (sources) over REST and GraphQL', () => {
     expect(deleted.data.deleteEndpoint).toBe(true);
     const gone = await env.query('query($id: ID!) { endpoint(id: $id) { id } }', { id: ep.id });
     expect(gone.errors?.[0].extensions).toMatchObject({ code: 'not_found', status: 404 });
+  });
+
+  it('lets a project API key act as a developer of its own project only', async () => {
+    const { key } = await createApiKey(env.em(), env.owner.project);
+    const created = await env.call('POST', '/v1/endpoints', { token: key, projectId: '', body: { name: 'By key' } });
+    expect(created.status).toBe(201);
+    expect(created.body.project_id).toBe(env.owner.project.id);
+    generatedSecrets.push(created.body.signing_secret);
+    const theirs = await env.call('POST', '/v1/endpoints', { token: env.tokens.stranger, projectId: env.stranger.project.id, body: { name: 'Theirs' } });
+    generatedSecrets.push(theirs.body.signing_secret);
+    expect((await env.call('GET', `/v1/endpoints/${theirs.body.id}`, { token: key, projectId: '' })).status).toBe(404);
+    expect((await env.call('GET', '/v1/endpoints', { token: key, projectId: env.stranger.project.id })).status).toBe(404);
+  });
+
+  it('documents every resource route in the OpenAPI document, with its access', async () => {
+    const doc = (await env.call('GET', '/v1/openapi.json')).body;
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        '/v1/endpoints', '/v1/endpoints/{id}', '/v1/endpoints/{id}/signing-secret', '/v1/endpoints/{id}/filter-groups', '/v1/endpoints/{id}/filter-groups/{groupId}',
+        '/v1/endpoints/{id}/destinations', '/v1/endpoints/{id}/destinations/{destinationId}', '/v1/destinations', '/v1/destinations/{id}',
+        '/v1/destinations/{id}/signing-secret', '/v1/templates', '/v1/templates/{id}', '/v1/templates/preview', '/v1/transforms', '/v1/transforms/{id}',
+      ]),
+    );
+    expect(doc.paths['/v1/destinations'].post['x-required-access']).toEqual({ scope: 'project', permission: 'write' });
+    expect(doc.paths['/v1/endpoints/{id}'].get['x-required-access']).toEqual({ scope: 'project', permission: 'read' });
   });
 
   it('never returned a secret it was given, and each generated secret exactly once', () => {
