@@ -1,5 +1,5 @@
 import { TemplateSyntaxError } from './errors';
-import { checkTemplate, renderTemplate } from './template-engine';
+import { checkTemplate, RENDER_LIMITS, renderTemplate } from './template-engine';
 
 const data = {
   Meta: { EventType: 'push', Headers: { 'x-codehosta-event': 'push' } },
@@ -127,5 +127,35 @@ describe('template syntax', () => {
     expect(() => checkTemplate('{ first }\n{ second }\n{{ .Payload.x |')).toThrow(
       expect.objectContaining({ line: 3 }) as unknown as Error,
     );
+  });
+
+  describe('render limits: a template cannot stall a worker', () => {
+    const big = { Meta: {}, Payload: { items: Array.from({ length: 5000 }, (_, i) => i) } };
+
+    test('a loop takes at most MAX_LOOP_ITEMS items', () => {
+      expect(renderTemplate('{{ range .Payload.items }}x{{ end }}', big, 'text')).toHaveLength(RENDER_LIMITS.MAX_LOOP_ITEMS);
+    });
+
+    test('nested loops stop at MAX_ITERATIONS in total', () => {
+      const out = renderTemplate('{{ range .Payload.items }}{{ range $.Payload.items }}x{{ end }}{{ end }}', big, 'text');
+      expect(out.length).toBe(RENDER_LIMITS.MAX_ITERATIONS - RENDER_LIMITS.MAX_LOOP_ITEMS);
+    });
+
+    test('output stops growing at MAX_OUTPUT characters', () => {
+      const data = { Meta: {}, Payload: { items: Array.from({ length: 500 }, () => 'y'.repeat(1000)) } };
+      const out = renderTemplate('{{ range .Payload.items }}{{ . }}-{{ end }}', data, 'text');
+      expect(out.length).toBe(RENDER_LIMITS.MAX_OUTPUT);
+    });
+
+    test('a render running too long fails with a clear message', () => {
+      const huge = { Meta: {}, Payload: { items: Array.from({ length: 1000 }, () => 'z'.repeat(100)), blob: Array.from({ length: 20000 }, (_, i) => ({ i, s: 'w'.repeat(40) })) } };
+      expect(() => renderTemplate('{{ range .Payload.items }}{% set x = $.Payload.blob | json %}{{ end }}', huge, 'text')).toThrow(
+        /rendering took longer than 250 ms/,
+      );
+    });
+
+    test('limits are per render', () => {
+      for (let i = 0; i < 3; i++) expect(renderTemplate('{{ range .Payload.items }}x{{ end }}', big, 'text')).toHaveLength(RENDER_LIMITS.MAX_LOOP_ITEMS);
+    });
   });
 });

@@ -25,17 +25,51 @@ interface Compiled {
   constants: unknown[];
 }
 
+/**
+ * Limits of one render, so that a template cannot stall a worker with nested
+ * loops over a large payload: a loop takes at most MAX_LOOP_ITEMS items and
+ * all loops together MAX_ITERATIONS, output stops growing after MAX_OUTPUT
+ * characters (all silently: length never fails a delivery), and a render
+ * running past RENDER_TIME_LIMIT_MS fails. Rendering is synchronous, so one
+ * module-level budget is enough.
+ */
+export const RENDER_LIMITS = { MAX_LOOP_ITEMS: 1000, MAX_ITERATIONS: 10_000, MAX_OUTPUT: 200_000, RENDER_TIME_LIMIT_MS: 250 } as const;
+const budget = { iterations: 0, output: 0, deadline: 0 };
+
+function checkTime(): void {
+  if (Date.now() > budget.deadline) throw new Error(`rendering took longer than ${RENDER_LIMITS.RENDER_TIME_LIMIT_MS} ms and was stopped`);
+}
+
+function take<T>(items: T[]): T[] {
+  checkTime();
+  const room = Math.min(RENDER_LIMITS.MAX_LOOP_ITEMS, RENDER_LIMITS.MAX_ITERATIONS - budget.iterations);
+  const taken = items.length <= room ? items : items.slice(0, Math.max(0, room));
+  budget.iterations += taken.length;
+  return taken;
+}
+
+function emit(text: string): string {
+  checkTime();
+  const room = RENDER_LIMITS.MAX_OUTPUT - budget.output;
+  budget.output += text.length;
+  return text.length <= room ? text : text.slice(0, Math.max(0, room));
+}
+
 const env = new nunjucks.Environment(null, { autoescape: false, throwOnUndefined: false });
 for (const [name, fn] of Object.entries(TEMPLATE_FUNCTIONS)) env.addFilter(name, fn);
-env.addFilter('__get', (value: unknown, ...keys: string[]) => keys.reduce<unknown>((v, k) => getMember(v, k), value));
+env.addFilter('__get', (value: unknown, ...keys: string[]) => {
+  checkTime();
+  return keys.reduce<unknown>((v, k) => getMember(v, k), value);
+});
 env.addFilter('__iter', (value: unknown) =>
-  Array.isArray(value) ? value : value && typeof value === 'object' && !(value instanceof SafeHtml) ? Object.values(value) : [],
+  take(Array.isArray(value) ? value : value && typeof value === 'object' && !(value instanceof SafeHtml) ? Object.values(value) : []),
 );
 env.addFilter('__pairs', (value: unknown) =>
-  Array.isArray(value) ? value.map((v, i) => [i, v]) : value && typeof value === 'object' ? Object.entries(value) : [],
+  take(Array.isArray(value) ? value.map((v, i) => [i, v]) : value && typeof value === 'object' ? Object.entries(value) : []),
 );
-env.addFilter('__out_text', toText);
-env.addFilter('__out_html', (value: unknown) => (value instanceof SafeHtml ? value.html : escapeHtml(toText(value))));
+env.addFilter('__lit', emit);
+env.addFilter('__out_text', (value: unknown) => emit(toText(value)));
+env.addFilter('__out_html', (value: unknown) => emit(value instanceof SafeHtml ? value.html : escapeHtml(toText(value))));
 
 const CACHE_LIMIT = 2000;
 /** One cache per output mode, keyed by the source string itself (its hash is computed once). */
@@ -52,7 +86,11 @@ function nunjucksLine(err: unknown): number {
 
 function cleanMessage(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
-  return message.replace(/^\(unknown path\)\s*(\[Line \d+, Column \d+\])?\s*/, '').replace(/\s+/g, ' ').trim();
+  return message
+    .replace(/^\(unknown path\)\s*(\[Line \d+, Column \d+\])?\s*/, '')
+    .replace(/^(Template)?Error: /, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 function compile(source: string, mode: OutputMode): Compiled {
@@ -81,6 +119,9 @@ export function renderTemplate(source: string, data: TemplateData, mode: OutputM
   if (!source.includes('{')) return source;
   const { template, constants } = compile(source, mode);
   const context = { Meta: data.Meta, Payload: data.Payload, __root: { Meta: data.Meta, Payload: data.Payload, Body: data.Payload }, __s: constants };
+  budget.iterations = 0;
+  budget.output = 0;
+  budget.deadline = Date.now() + RENDER_LIMITS.RENDER_TIME_LIMIT_MS;
   try {
     return template.render(context);
   } catch (err) {

@@ -300,8 +300,11 @@ class Translator {
     return { source: this.out.join(''), constants: this.constants };
   }
 
+  /** Text inside a loop goes through `__lit` so that it counts towards the render's output budget. */
   private text({ text }: RawText): void {
-    this.out.push(/[{}]/.test(text) ? `{{ ${this.constant(text)} }}` : text);
+    if (text === '') return;
+    const inLoop = this.blocks.some((b) => b.kind === 'for');
+    this.out.push(inLoop ? `{{ ${this.constant(text)} | __lit }}` : /[{}]/.test(text) ? `{{ ${this.constant(text)} }}` : text);
   }
 
   /** Pads with a comment holding the newlines the output lost, so runtime errors report the user's line. */
