@@ -7,10 +7,14 @@ import { type ApiServer, startApiServer } from '../../src/http/server';
 import { freePort } from '../support/free-port';
 import { RecordingClient, signup, uniqueEmail } from '../support/accounts';
 import { startOAuthServer, type OAuthTestServer } from '../support/oauth-server';
-import { createTestContainer, type TestContainer } from '../support/test-env';
+import pino from 'pino';
+import { createContainer } from '../../src/app/container';
+import { createTestDatabase, testConfig, type TestDatabase } from '../support/test-env';
 
 describe('OAuth sign-in and connections against a local OAuth 2 server', () => {
-  let env: TestContainer;
+  let env: { container: Awaited<ReturnType<typeof createContainer>>; db: TestDatabase };
+  /** Every log line the API writes, at trace level: secrets must not be in them either. */
+  const logLines: string[] = [];
   let server: ApiServer;
   let oauth: OAuthTestServer;
   let client: RecordingClient;
@@ -20,21 +24,27 @@ describe('OAuth sign-in and connections against a local OAuth 2 server', () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     oauth = await startOAuthServer({ redirectUris: ['codehost_a', 'tracker_a'].map((p) => `${base}/v1/oauth/${p}/callback`) });
-    env = await createTestContainer({
+    const db = await createTestDatabase();
+    const config = testConfig({
+      DATABASE_URL: db.url,
       PUBLIC_BASE_URL: base,
       ...oauth.env('codehost_a'),
       ...oauth.env('tracker_a'),
       OAUTH_TRACKER_A_CLIENT_AUTH: 'post',
     });
+    env = { db, container: await createContainer(config, pino({ level: 'trace' }, { write: (line: string) => logLines.push(line) })) };
     server = await startApiServer(env.container, port, '127.0.0.1');
     client = new RecordingClient(base);
   });
   afterAll(async () => {
     const em = env.container.orm.em.fork();
     const sealed = (await em.find(OAuthConnection, {})).flatMap((c) => [c.accessTokenEnc, c.refreshTokenEnc]);
-    client.expectNoSecrets([oauth.clientSecret, ...oauth.issued, ...sealed]);
+    const secrets = [oauth.clientSecret, ...oauth.issued, ...sealed];
+    client.expectNoSecrets(secrets);
+    for (const line of logLines) for (const secret of secrets) expect(line).not.toContain(secret!);
     await server.close();
-    await env.close();
+    await env.container.close();
+    await env.db.drop();
     await oauth.close();
   });
 
