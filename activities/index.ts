@@ -1,6 +1,7 @@
 import type { ActivityDeps } from './deps';
 import { createDeliveryActivities } from './delivery.activities';
 import { createPingActivities } from './ping.activities';
+import { createRetentionActivities } from './retention.activities';
 
 export type { ActivityDeps } from './deps';
 export type { AttemptOutcome } from './delivery.activities';
@@ -10,6 +11,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createPingActivities(deps),
     ...createDeliveryActivities(deps),
+    ...createRetentionActivities(deps),
   };
 }
 

@@ -3,6 +3,7 @@ import { type ApiServer, startApiServer } from '../http/server';
 import { startRelayWorker } from '../worker/worker';
 import { DeliveryDispatcher } from '../deliveries/delivery-dispatcher';
 import { closeHttpAgents } from '../sending/http-client';
+import { ensureRetentionSchedule } from '../retention/retention-schedule';
 
 /**
  * What an API process runs: the HTTP server and the background loops that
@@ -25,6 +26,7 @@ export async function startWorkerProcess(container: AppContainer, taskQueue?: st
   container.onClose(() => closeHttpAgents());
   const worker = await startRelayWorker(container, { taskQueue });
   container.onClose(() => worker.stop());
+  await ensureRetentionSchedule(container.temporal, taskQueue ?? container.config.TEMPORAL_TASK_QUEUE, container.log);
   const dispatcher = new DeliveryDispatcher(container);
   await dispatcher.start();
   container.onClose(() => dispatcher.stop());

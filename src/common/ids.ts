@@ -17,3 +17,14 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 export function isUuid(value: unknown): value is string {
   return typeof value === 'string' && UUID_RE.test(value);
 }
+
+/** The smallest UUIDv7 of a millisecond: ids made at or after `ms` sort at or above it (time-range bounds on `id`). */
+export function uuidv7LowerBound(ms: number): string {
+  const hex = Math.max(0, Math.floor(ms)).toString(16).padStart(12, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7000-8000-000000000000`;
+}
+
+/** The millisecond a UUIDv7 was made. */
+export function uuidv7Millis(id: string): number {
+  return parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
+}

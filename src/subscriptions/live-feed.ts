@@ -1,10 +1,11 @@
 import { Client as PgClient } from 'pg';
 import type { AppContainer } from '../app/container';
+import { uuidv7LowerBound, uuidv7Millis } from '../common/ids';
 import { NOTIFY } from '../common/notify-channels';
 import type { AttemptView } from '../deliveries/delivery.view';
 import type { EventView } from '../events/event.view';
 import { Channel } from './channel';
-import { attemptRowView, eventRowView, uuidv7LowerBound, uuidv7Millis } from './rows';
+import { attemptRowView, eventRowView } from './rows';
 
 /**
  * Live events and delivery attempts for GraphQL subscriptions, fed across

@@ -3,7 +3,7 @@ import { toAttemptView } from '../deliveries/delivery.view';
 import type { EventView } from '../events/event.view';
 import { toEventView } from '../events/event.view';
 
-/** SQL rows (snake_case columns) to the wire views, and UUIDv7 time helpers for the live feed. */
+/** SQL rows (snake_case columns) to the wire views, for the live feed. */
 
 type Row = Record<string, unknown>;
 const date = (v: unknown) => (v == null ? null : new Date(v as string));
@@ -43,14 +43,4 @@ export function attemptRowView(r: Row): AttemptView {
     createdAt: date(r.created_at)!,
     updatedAt: date(r.updated_at)!,
   });
-}
-
-/** The smallest UUIDv7 of a millisecond: ids of events received at or after `ms` sort at or above it. */
-export function uuidv7LowerBound(ms: number): string {
-  const hex = Math.max(0, Math.floor(ms)).toString(16).padStart(12, '0');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7000-8000-000000000000`;
-}
-
-export function uuidv7Millis(id: string): number {
-  return parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
 }
