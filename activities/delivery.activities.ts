@@ -8,12 +8,14 @@ import {
   recordAttempt,
 } from '../src/deliveries/attempt-store';
 import { decideAttempt, normalizeRetryPolicy } from '../src/deliveries/retry-schedule';
+import { PlatformCooldowns } from '../src/sending/platform-cooldowns';
 import type { ActivityDeps } from './deps';
 
 export type { AttemptOutcome } from '../src/deliveries/attempt-store';
 
 export function createDeliveryActivities(deps: ActivityDeps) {
   const knex = () => deps.orm.em.getConnection().getKnex();
+  const cooldowns = new PlatformCooldowns(deps.orm);
 
   return {
     /**
@@ -31,7 +33,7 @@ export function createDeliveryActivities(deps: ActivityDeps) {
       if (ctx.status === 'canceled') return { kind: 'canceled' };
       if (ctx.status === 'success' || ctx.status === 'failed') return { kind: ctx.status };
 
-      const result = await sendAttempt(ctx, deps);
+      const result = await sendAttempt(ctx, { ...deps, cooldowns, knex: knex() });
       const decision = decideAttempt(result, attemptNumber, normalizeRetryPolicy(ctx.destination.retryPolicy));
       if (decision.kind === 'rate_limited') return decision;
       const nextRetryAt = decision.kind === 'retrying' ? new Date(Date.now() + decision.delayMs) : null;

@@ -1,45 +1,99 @@
+import type { Knex } from '@mikro-orm/postgresql';
 import type { SecretBox } from '../common/secret-box';
 import type { Config } from '../config/config';
 import { destinationSigningSecrets } from '../destinations/destination-secret.service';
+import { TemplateRenderError } from '../formatting/errors';
+import { buildTemplateMeta, type FormattedDelivery, formatDelivery } from '../formatting/format-delivery';
+import { isChatPlatform } from '../formatting/index';
+import { selectRoute } from '../routing/select-route';
+import { sendChatMessage } from '../sending/chat.sender';
+import type { PlatformCooldowns } from '../sending/platform-cooldowns';
 import { notSent, type SendResult } from '../sending/send-result';
 import { sendWebhook } from '../sending/webhook.sender';
+import { TransformError } from '../transforms/transform-runner';
 import type { AttemptContext } from './attempt-store';
 
 export interface PipelineDeps {
-  config: Pick<Config, 'NODE_ENV' | 'RELAY_ALLOW_PRIVATE_NETWORKS' | 'RELAY_DELIVERY_TIMEOUT_MS'>;
+  config: Config;
   secrets: SecretBox;
+  cooldowns: PlatformCooldowns;
+  knex: Knex;
 }
 
 /** RULINGS.md §27: development and test allow private addresses; production only when told to. */
-export function allowPrivateNetworks(config: PipelineDeps['config']): boolean {
+export function allowPrivateNetworks(config: Pick<Config, 'NODE_ENV' | 'RELAY_ALLOW_PRIVATE_NETWORKS'>): boolean {
   return config.NODE_ENV !== 'production' || config.RELAY_ALLOW_PRIVATE_NETWORKS;
 }
 
+/** The template config and transform expression the route picked (one query; none when nothing is picked). */
+async function loadRoute(knex: Knex, ctx: AttemptContext): Promise<{ templateConfig: Record<string, unknown> | null; transformExpression: string | null }> {
+  if (!ctx.link) return { templateConfig: null, transformExpression: null };
+  const route = selectRoute(ctx.link, { headers: ctx.headers, body: ctx.payload });
+  if (!route.templateId && !route.transformId) return { templateConfig: null, transformExpression: null };
+  const { rows } = await knex.raw(
+    `select (select config from message_templates where id = ? and project_id = ?) as template_config,
+            (select expression from transforms where id = ? and project_id = ?) as transform_expression`,
+    [route.templateId, ctx.projectId, route.transformId, ctx.projectId],
+  );
+  return { templateConfig: rows[0].template_config, transformExpression: rows[0].transform_expression };
+}
+
 /**
- * One attempt's work before recording: pick the route, transform, render (chat
- * types) and send. Never throws for a delivery problem: a failure is a SendResult
- * (`permanent` when retrying cannot help, e.g. a transform error, RULINGS.md §9).
+ * One attempt's work before recording: pick the route (RULINGS.md §8),
+ * transform, render (chat types) and send. Never throws for a delivery
+ * problem: a failure is a SendResult, `permanent` when retrying cannot help
+ * (a transform or template error, RULINGS.md §9; missing configuration).
  */
 export async function sendAttempt(ctx: AttemptContext, deps: PipelineDeps): Promise<SendResult> {
   const { destination } = ctx;
   const timeoutMs = deps.config.RELAY_DELIVERY_TIMEOUT_MS;
-  const payload = ctx.payload;
-  switch (destination.type) {
-    case 'webhook': {
-      if (!destination.webhookUrlEnc) return notSent(payload, 'the destination has no webhook_url', { permanent: true });
-      return sendWebhook({
-        url: deps.secrets.open(destination.webhookUrlEnc),
-        payload,
-        headerPrefix: ctx.headerPrefix,
+  let formatted: FormattedDelivery;
+  try {
+    const route = await loadRoute(deps.knex, ctx);
+    formatted = await formatDelivery({
+      destinationType: destination.type,
+      ...route,
+      payload: ctx.payload,
+      meta: buildTemplateMeta({ ...ctx, destinationId: destination.id }),
+    });
+  } catch (err) {
+    if (err instanceof TransformError || err instanceof TemplateRenderError) {
+      return notSent(ctx.payload, err.message, { permanent: true });
+    }
+    throw err;
+  }
+
+  if (destination.type === 'webhook') {
+    if (!destination.webhookUrlEnc) return notSent(formatted.body, 'the destination has no webhook_url', { permanent: true });
+    return sendWebhook({
+      url: deps.secrets.open(destination.webhookUrlEnc),
+      payload: formatted.body,
+      headerPrefix: ctx.headerPrefix,
+      eventId: ctx.eventId,
+      endpointId: ctx.endpointId,
+      deliveryId: ctx.deliveryId,
+      signing: destinationSigningSecrets(destination, deps.secrets),
+      timeoutMs,
+      allowPrivateNetworks: allowPrivateNetworks(deps.config),
+    });
+  }
+  if (isChatPlatform(destination.type)) {
+    return sendChatMessage(
+      {
+        platform: destination.type,
+        webhookUrl: deps.secrets.openOptional(destination.webhookUrlEnc),
+        botToken: deps.secrets.openOptional(destination.botTokenEnc),
+        channelId: destination.channelId,
+        guildId: destination.guildId,
+        message: formatted.body as Record<string, unknown>,
         eventId: ctx.eventId,
-        endpointId: ctx.endpointId,
-        deliveryId: ctx.deliveryId,
-        signing: destinationSigningSecrets(destination, deps.secrets),
         timeoutMs,
         allowPrivateNetworks: allowPrivateNetworks(deps.config),
-      });
-    }
-    default:
-      return notSent(payload, `destinations of type ${destination.type} are not delivered yet`, { permanent: true });
+      },
+      deps,
+    );
   }
+  return notSent(formatted.body, `destinations of type ${destination.type} are delivered through the CLI tunnel, not by the worker`, {
+    permanent: true,
+  });
 }

@@ -4,7 +4,6 @@ import { ConflictError, NotFoundError } from '../common/errors';
 import { isUuid, uuidv7 } from '../common/ids';
 import { cursorFilter, type Page, type PageRequest, paginationQuery, toPage } from '../common/pagination';
 import type { ProjectContext } from '../common/request-context';
-import { DELIVERY_STATUSES } from '../common/types';
 import { parseInput } from '../common/validation';
 import { Event } from '../events/event.entity';
 import { type DeliveryToStart, signalDeliveryCancel } from '../temporal/delivery-workflows';
@@ -14,9 +13,9 @@ import { startDeliveries } from './delivery-dispatcher';
 import { Delivery } from './delivery.entity';
 
 /**
- * What users do to deliveries (RULINGS.md §10–§12): list attempts, cancel a
- * queued or retrying delivery, replay an event or dead-lettered deliveries,
- * list the dead-letter queue. Every query is scoped to `ctx.project.id`; a
+ * What users do to deliveries (RULINGS.md §10–§12): cancel a queued or
+ * retrying delivery, replay an event or dead-lettered deliveries, list the
+ * dead-letter queue (reads: delivery-query.service.ts). Every query is scoped to `ctx.project.id`; a
  * delivery of another project is a 404. REST and GraphQL both call these.
  */
 
@@ -31,41 +30,6 @@ async function findDelivery(ctx: ProjectContext, deliveryId: string): Promise<De
 
 export async function getDelivery(ctx: ProjectContext, deliveryId: string): Promise<Delivery> {
   return findDelivery(ctx, deliveryId);
-}
-
-export const attemptFilterQuery = paginationQuery.extend({
-  event_id: z.uuid().optional(),
-  delivery_id: z.uuid().optional(),
-  destination_id: z.uuid().optional(),
-  endpoint_id: z.uuid().optional(),
-  status: z.enum(DELIVERY_STATUSES).optional(),
-  event_type: z.string().optional(),
-  since: z.coerce.date().optional(),
-  until: z.coerce.date().optional(),
-});
-export type AttemptFilter = z.infer<typeof attemptFilterQuery>;
-
-/** Attempts, newest first, filtered by event, delivery, destination, endpoint, status, event type and time range. */
-export async function listAttempts(ctx: ProjectContext, query: unknown): Promise<Page<DeliveryAttempt>> {
-  const f = parseInput(attemptFilterQuery, query ?? {}, 'query');
-  const rows = await ctx.em.find(
-    DeliveryAttempt,
-    {
-      ...cursorFilter(f),
-      delivery: {
-        projectId: ctx.project.id,
-        ...(f.delivery_id ? { id: f.delivery_id } : {}),
-        ...(f.endpoint_id ? { endpointId: f.endpoint_id } : {}),
-        ...(f.event_type !== undefined ? { event: { eventType: f.event_type } } : {}),
-      },
-      ...(f.event_id ? { eventId: f.event_id } : {}),
-      ...(f.destination_id ? { destinationId: f.destination_id } : {}),
-      ...(f.status ? { status: f.status } : {}),
-      ...(f.since || f.until ? { createdAt: { ...(f.since ? { $gte: f.since } : {}), ...(f.until ? { $lt: f.until } : {}) } } : {}),
-    },
-    { orderBy: { id: 'desc' }, limit: f.limit + 1 },
-  );
-  return toPage(rows, f, (a) => a);
 }
 
 /**

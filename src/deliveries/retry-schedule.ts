@@ -1,8 +1,6 @@
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../common/types';
+import { MAX_RETRY_AFTER_MS } from '../sending/retry-after';
 import type { SendResult } from '../sending/send-result';
-
-/** A webhook's `Retry-After` stretches the next wait, up to this (RULINGS.md §29). */
-export const MAX_RETRY_AFTER_MS = 3_600_000;
 
 /** A stored policy, made safe to use: at least one attempt, non-negative delays. */
 export function normalizeRetryPolicy(policy: Partial<RetryPolicy> | null | undefined): RetryPolicy {

@@ -1,5 +1,6 @@
 import { DeliveryDispatcher, fanOutEvents } from '../../src/deliveries/delivery-dispatcher';
-import { cancelDelivery, listAttempts, listDeadLetters, replayDeadLetters, replayEvent } from '../../src/deliveries/delivery-operations.service';
+import { cancelDelivery, listDeadLetters, replayDeadLetters, replayEvent } from '../../src/deliveries/delivery-operations.service';
+import { listAttempts, listAttemptsQuery } from '../../src/deliveries/delivery-query.service';
 import { closeHttpAgents } from '../../src/sending/http-client';
 import { deliveryWorkflowId, startDeliveryWorkflow } from '../../src/temporal/delivery-workflows';
 import { type RelayWorker, startRelayWorker } from '../../src/worker/worker';
@@ -151,7 +152,7 @@ describe('durable delivery (real PostgreSQL, Temporal server and worker)', () =>
     expect(await workflowResult(t.container, delivery.id)).toBe('canceled');
     expect((await attemptsOf(t.container, delivery.id)).map((a) => [a.status, a.next_retry_at])).toEqual([['canceled', null]]);
     await expect(cancelDelivery(scene.ctx(), delivery.id)).rejects.toMatchObject({ code: 'delivery_not_cancelable' });
-    const page = await listAttempts(scene.ctx(), { event_id: eventId, status: 'canceled' });
+    const page = await listAttempts(scene.ctx(), listAttemptsQuery.parse({ event_id: eventId, status: 'canceled' }));
     expect(page.data).toHaveLength(1);
   });
 

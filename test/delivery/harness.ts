@@ -64,12 +64,20 @@ export async function waitForStatus(container: AppContainer, deliveryId: string,
   }
 }
 
+/** The delivery workflow's result, once the dispatcher has started it. */
 export async function workflowResult(container: AppContainer, deliveryId: string): Promise<unknown> {
+  for (;;) {
+    const [row] = await sql<DeliveryRow>(container, 'select workflow_started_at from deliveries where id = ?', [deliveryId]);
+    if (row?.workflow_started_at) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
   return container.temporal.workflow.getHandle(deliveryWorkflowId(deliveryId)).result();
 }
 
 export interface Scene extends Workspace {
   endpoint: WebhookEndpoint;
+  /** The endpoint's signing secret, for signed ingress requests. */
+  signingSecret: string;
   /** A fresh request context (its own EntityManager) per call, as each API request gets. */
   ctx(): ProjectContext;
   destination(url: string, fields?: Partial<Destination>): Promise<Destination>;
@@ -79,10 +87,11 @@ export interface Scene extends Workspace {
 export async function createScene(container: AppContainer): Promise<Scene> {
   const em = container.orm.em.fork();
   const ws = await createWorkspace(em);
-  const { endpoint } = await createEndpoint(container, em, ws.project);
+  const { endpoint, signingSecret } = await createEndpoint(container, em, ws.project);
   return {
     ...ws,
     endpoint,
+    signingSecret,
     ctx: () => systemProjectContext(container, container.orm.em.fork(), ws.project),
     destination: async (url, fields = {}) => {
       const destination = await createDestination(container, em, ws.project, { webhookUrl: url, retryPolicy: FAST_RETRIES, ...fields });
