@@ -24,10 +24,11 @@ export async function startApiProcess(container: AppContainer, port?: number): P
 export async function startWorkerProcess(container: AppContainer, taskQueue?: string): Promise<void> {
   // Registered first so it runs last: the shared outbound HTTP pools close after the worker has stopped.
   container.onClose(() => closeHttpAgents());
-  const worker = await startRelayWorker(container, { taskQueue });
-  container.onClose(() => worker.stop());
-  await ensureRetentionSchedule(container.temporal, taskQueue ?? container.config.TEMPORAL_TASK_QUEUE, container.log);
+  // The dispatcher first: fan-out needs only PostgreSQL, so deliveries appear while the worker connects.
   const dispatcher = new DeliveryDispatcher(container);
   await dispatcher.start();
   container.onClose(() => dispatcher.stop());
+  const worker = await startRelayWorker(container, { taskQueue });
+  container.onClose(() => worker.stop());
+  await ensureRetentionSchedule(container.temporal, taskQueue ?? container.config.TEMPORAL_TASK_QUEUE, container.log);
 }
