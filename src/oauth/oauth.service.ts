@@ -3,7 +3,7 @@ import { provisionUser } from '../accounts/account.service';
 import type { SessionView } from '../accounts/account.view';
 import { startSession } from '../accounts/session.service';
 import { roleAllows } from '../auth/permissions';
-import { ConflictError, ValidationError } from '../common/errors';
+import { ConflictError, ForbiddenError, ValidationError } from '../common/errors';
 import type { ProjectContext, RequestContext } from '../common/request-context';
 import { hashToken, randomToken } from '../common/secret-box';
 import { uniqueSlug } from '../common/slug';
@@ -98,7 +98,7 @@ export async function startSignIn(ctx: RequestContext, provider: OAuthProvider, 
 
 export async function startConnection(ctx: ProjectContext, input: StartConnectionInput): Promise<AuthorizationView> {
   if (ctx.principal?.kind !== 'user') {
-    throw new ValidationError('Connecting an OAuth account needs a user session: the user authorizes in a browser.', undefined, 'user_session_required');
+    throw new ForbiddenError('Connecting an OAuth account needs a user session: the user authorizes in a browser.', undefined, 'user_session_required');
   }
   if (input.create_endpoint && !isCodeHost(input.provider)) {
     throw new ValidationError('create_endpoint is only for code hosts (codehost_a, codehost_b, codehost_c).', { field: 'create_endpoint' });
@@ -141,7 +141,7 @@ export async function completeOAuth(ctx: RequestContext, provider: OAuthProvider
   const connection = await ctx.em.transactional(async (em) => {
     const member = await em.findOne(OrganizationMember, { organization: flow.project!.organization, user: flow.user! });
     if (!member || !roleAllows(member.role, 'write')) {
-      throw new ValidationError('You can no longer change this project: the connection was not saved.', undefined, 'oauth_flow_forbidden');
+      throw new ForbiddenError('You can no longer change this project: the connection was not saved.', { required_role: 'developer' }, 'insufficient_role');
     }
     const existing = providerUser
       ? await em.findOne(OAuthConnection, { project: flow.project!, provider, providerUserId: providerUser.id })

@@ -276,6 +276,22 @@ describe('OAuth sign-in and connections against a local OAuth 2 server', () => {
         member.role = 'owner';
         await em.flush();
       }
+      // Demoted between starting and finishing: nothing is saved.
+      const started = await client.rest('POST', '/v1/oauth-connections', { token: owner.access_token, projectId, body: { provider: 'codehost_a' } });
+      member.role = 'viewer';
+      await em.flush();
+      const back = await authorize(started.body.authorization_url);
+      const late = await client.rest('GET', `${back.pathname}${back.search}`);
+      member.role = 'owner';
+      await em.flush();
+      expect(late.status).toBe(403);
+      expect(late.body.error.details.required_role).toBe('developer');
+
+      const key = await client.rest('POST', '/v1/api-keys', { token: owner.access_token, projectId, body: { name: 'k' } });
+      const byKey = await client.rest('POST', '/v1/oauth-connections', { token: key.body.key, body: { provider: 'codehost_a' } });
+      expect(byKey.status).toBe(403);
+      expect(byKey.body.error.code).toBe('user_session_required');
+
       const bad = await client.rest('POST', '/v1/oauth-connections', { token: owner.access_token, projectId, body: { provider: 'chat_b', create_endpoint: true } });
       expect(bad.status).toBe(400);
       expect(bad.body.error.details.fields?.[0]?.field ?? bad.body.error.details.field).toBe('create_endpoint');
