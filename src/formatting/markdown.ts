@@ -45,7 +45,11 @@ function restoreCode(text: string, spans: Span[], render: (span: Exclude<Span, {
   });
 }
 
+/** Text without any markdown character only needs escaping (most field values). */
+const MARKDOWN_CHARS = /[*_~|`[>#\uE000\uE001]/;
+
 export function markdownToTelegramHtml(md: string): string {
+  if (!MARKDOWN_CHARS.test(md)) return escapeHtml(md);
   const { text, spans } = extractCode(md);
   const html = escapeHtml(text)
     .replace(/\[([^\]\n]+)\]\((https?:\/\/[^\s)]+)\)/g, (_m, label: string, url: string) => `<a href="${protect(spans, url)}">${label}</a>`)
@@ -67,6 +71,7 @@ export function markdownToTelegramHtml(md: string): string {
 
 /** chat_a mrkdwn: `&`, `<`, `>` escaped (so payload text cannot mention or link), markdown translated. */
 export function markdownToSlack(md: string): string {
+  if (!MARKDOWN_CHARS.test(md)) return md.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   const { text, spans } = extractCode(md);
   const BOLD = '\uE001';
   const mrkdwn = text
