@@ -37,6 +37,7 @@ class SignupInput {
 class UpdateMeInput {
   @Field(() => String, { nullable: true }) name?: string | null;
   @Field({ nullable: true }) password?: string;
+  @Field({ nullable: true }) currentPassword?: string;
 }
 
 @Resolver()

@@ -3,7 +3,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import argon2 from 'argon2';
 import { z } from 'zod';
 import type { UserContext } from '../auth/access';
-import { ConflictError, UnauthenticatedError } from '../common/errors';
+import { RefreshToken } from '../auth/refresh-token.entity';
+import { ConflictError, UnauthenticatedError, ValidationError } from '../common/errors';
 import type { RequestContext } from '../common/request-context';
 import type { Invite } from '../organizations/invite.entity';
 import { emailInput, findUsableInvite, joinThroughInvite } from '../organizations/invite.service';
@@ -34,7 +35,12 @@ export type LoginInput = z.infer<typeof loginInput>;
 export const refreshInput = z.object({ refresh_token: z.string().min(1).max(200) });
 export type RefreshInput = z.infer<typeof refreshInput>;
 
-export const updateMeInput = z.object({ name: z.string().trim().min(1).max(100).nullable().optional(), password: password.optional() });
+export const updateMeInput = z.object({
+  name: z.string().trim().min(1).max(100).nullable().optional(),
+  password: password.optional(),
+  /** Required to change an existing password. */
+  current_password: z.string().max(1024).optional(),
+});
 
 const ARGON2 = { type: argon2.argon2id } as const;
 let dummyHash: Promise<string> | undefined;
@@ -100,7 +106,14 @@ export async function me(ctx: UserContext): Promise<UserView> {
 export async function updateMe(ctx: UserContext, input: z.infer<typeof updateMeInput>): Promise<UserView> {
   const user = await ctx.em.findOneOrFail(User, ctx.principal.userId);
   if (input.name !== undefined) user.name = input.name;
-  if (input.password !== undefined) user.passwordHash = await hashPassword(input.password);
+  if (input.password !== undefined) {
+    if (user.passwordHash && !(await argon2.verify(user.passwordHash, input.current_password ?? '').catch(() => false))) {
+      throw new ValidationError('current_password is missing or wrong: it is needed to change your password.', { field: 'current_password' }, 'invalid_current_password');
+    }
+    user.passwordHash = await hashPassword(input.password);
+    // Every other session ends: refresh tokens issued before the change stop working.
+    await ctx.em.nativeUpdate(RefreshToken, { user: user.id, revokedAt: null }, { revokedAt: new Date() });
+  }
   await ctx.em.flush();
   return toUserView(user);
 }

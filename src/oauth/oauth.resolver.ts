@@ -1,6 +1,7 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Args, Field, ID, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import { SessionType } from '../accounts/account.resolver';
+import type { UserContext } from '../auth/access';
 import { paginationQuery } from '../common/pagination';
 import type { ProjectContext, RequestContext } from '../common/request-context';
 import { parseInput, snakeKeys } from '../common/validation';
@@ -76,8 +77,8 @@ export class OAuthResolver {
     return startConnection(ctx, parseInput(startConnectionInput, snakeKeys({ provider, createEndpoint, scopes }), 'arguments'));
   }
 
-  @Mutation(() => ConnectionResultType, { description: 'Finish a connection with the code and state the provider sent back.' })
-  async completeOAuthConnection(@Arg('provider') provider: string, @Arg('code') code: string, @Arg('state') state: string, @Scoped({ scope: 'public' }) ctx: RequestContext): Promise<ConnectionResultType> {
+  @Mutation(() => ConnectionResultType, { description: 'Finish a connection with the code and state the provider sent back (as the user who started it).' })
+  async completeOAuthConnection(@Arg('provider') provider: string, @Arg('code') code: string, @Arg('state') state: string, @Scoped({ scope: 'user' }) ctx: UserContext): Promise<ConnectionResultType> {
     const done = await completeOAuth(ctx, parseInput(providerInput, provider, 'provider'), parseInput(callbackQuery, { code, state }, 'arguments'), 'connect');
     return (done as Extract<typeof done, { kind: 'connect' }>).result;
   }

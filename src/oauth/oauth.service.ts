@@ -129,6 +129,10 @@ export async function completeOAuth(ctx: RequestContext, provider: OAuthProvider
   if (expected && flow.purpose !== expected) {
     throw new ValidationError(`This state belongs to a ${flow.purpose.replace('_', '-')} flow.`, { field: 'state' }, 'invalid_oauth_state');
   }
+  // A signed-in caller may only finish their own connect flow (the browser redirect itself carries no credentials).
+  if (flow.purpose === 'connect' && ctx.principal && !(ctx.principal.kind === 'user' && ctx.principal.userId === flow.user?.id)) {
+    throw new ForbiddenError('This authorization was started by another user.', undefined, 'oauth_flow_forbidden');
+  }
   if (query.error) {
     throw new ValidationError(`${provider} did not authorize: ${query.error}${query.error_description ? ` (${query.error_description})` : ''}.`, { provider_error: query.error }, 'oauth_denied');
   }

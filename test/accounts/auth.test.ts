@@ -121,4 +121,17 @@ describe('accounts: signup, login, refresh, logout, me (REST and GraphQL)', () =
     const gNoAuth = await client.gql('{ me { id } }');
     expect(gNoAuth.errors?.[0].extensions).toMatchObject({ code: 'unauthenticated', status: 401 });
   });
+
+  it('changes the password only with the current one, ending every other session', async () => {
+    const email = uniqueEmail();
+    const session = await signup(client, email);
+    const missing = await client.rest('PATCH', '/v1/me', { token: session.access_token, body: { password: 'a brand new password' } });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error).toMatchObject({ code: 'invalid_current_password', details: { field: 'current_password' } });
+    const changed = await client.rest('PATCH', '/v1/me', { token: session.access_token, body: { password: 'a brand new password', current_password: PASSWORD } });
+    expect(changed.status).toBe(200);
+    expect((await client.rest('POST', '/v1/auth/refresh', { body: { refresh_token: session.refresh_token } })).status).toBe(401);
+    expect((await client.rest('POST', '/v1/auth/login', { body: { email, password: PASSWORD } })).status).toBe(401);
+    expect((await client.rest('POST', '/v1/auth/login', { body: { email, password: 'a brand new password' } })).status).toBe(200);
+  });
 });

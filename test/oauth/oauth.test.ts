@@ -206,6 +206,22 @@ describe('OAuth sign-in and connections against a local OAuth 2 server', () => {
       expect(again.body.endpoint).toBeNull();
     });
 
+    it('completes through GraphQL only as the user who started the flow', async () => {
+      oauth.user = { sub: 'ch-b-1', preferred_username: 'gql' };
+      const stranger = await signup(client);
+      const code = async () => {
+        const start = await client.gql('mutation($p: ID) { startOAuthConnection(provider: "codehost_a", projectId: $p) { authorizationUrl } }', { p: projectId }, { token: owner.access_token });
+        const back = await authorize(start.data.startOAuthConnection.authorizationUrl);
+        return { c: back.searchParams.get('code'), s: back.searchParams.get('state') };
+      };
+      const complete = 'mutation($c: String!, $s: String!) { completeOAuthConnection(provider: "codehost_a", code: $c, state: $s) { connection { providerUserId projectId } endpoint { id } } }';
+      const hijack = await client.gql(complete, await code(), { token: stranger.access_token });
+      expect(hijack.errors?.[0].extensions).toMatchObject({ code: 'oauth_flow_forbidden', status: 403 });
+      const done = await client.gql(complete, await code(), { token: owner.access_token });
+      expect(done.data.completeOAuthConnection).toEqual({ connection: { providerUserId: 'ch-b-1', projectId }, endpoint: null });
+      await client.gql('mutation($id: ID!) { deleteOAuthConnection(id: $id) }', { id: (await client.rest('GET', '/v1/oauth-connections', { token: owner.access_token, projectId })).body.data[0].id }, { token: owner.access_token, projectId });
+    });
+
     it('lists, gets, updates and deletes connections over REST and GraphQL', async () => {
       oauth.user = { sub: 'tr-900', preferred_username: 'tracker' };
       const made = await connect({ provider: 'tracker_a' });
