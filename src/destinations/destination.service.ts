@@ -62,7 +62,7 @@ export const updateDestinationInput = createDestinationInput
   .omit({ type: true })
   .extend({ webhook_url: webhookUrl.nullable(), bot_token: botToken.nullable(), signing_secret: signingSecretSchema.nullable() })
   .partial()
-  .strict();
+  .extend({ type: z.undefined({ message: 'the type cannot change; create another destination' }).optional() });
 export type UpdateDestinationInput = z.infer<typeof updateDestinationInput>;
 
 function refuse(field: string, message: string): never {
@@ -94,7 +94,7 @@ function checkTypeRequirements(d: Destination): void {
   }
 }
 
-function applyFields(ctx: ProjectContext, d: Destination, input: UpdateDestinationInput): void {
+function applyFields(ctx: ProjectContext, d: Destination, input: Omit<UpdateDestinationInput, 'type'>): void {
   const { secrets } = ctx.container;
   if (input.name !== undefined) d.name = input.name;
   if (input.webhook_url !== undefined) {

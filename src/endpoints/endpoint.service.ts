@@ -55,7 +55,9 @@ export const createEndpointInput = z.object({
 export type CreateEndpointInput = z.infer<typeof createEndpointInput>;
 
 /** The secret changes only through rotation (`POST /v1/endpoints/{id}/signing-secret`). */
-export const updateEndpointInput = createEndpointInput.omit({ signing_secret: true }).partial().strict();
+export const updateEndpointInput = createEndpointInput
+  .partial()
+  .extend({ signing_secret: z.undefined({ message: 'change it with POST /v1/endpoints/{id}/signing-secret (rotation)' }).optional() });
 export type UpdateEndpointInput = z.infer<typeof updateEndpointInput>;
 
 export const rotateEndpointSecretBody = z.object({
@@ -70,7 +72,7 @@ export function findEndpoint(ctx: ProjectContext, id: string): Promise<WebhookEn
   return findInProject(ctx, WebhookEndpoint, 'Endpoint', id);
 }
 
-async function applyFields(ctx: ProjectContext, endpoint: WebhookEndpoint, input: UpdateEndpointInput): Promise<void> {
+async function applyFields(ctx: ProjectContext, endpoint: WebhookEndpoint, input: Omit<UpdateEndpointInput, 'signing_secret'>): Promise<void> {
   if (input.name !== undefined) endpoint.name = input.name;
   if (input.slug !== undefined) endpoint.slug = input.slug;
   if (input.event_type_path !== undefined) endpoint.eventTypePath = input.event_type_path;

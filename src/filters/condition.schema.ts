@@ -21,4 +21,3 @@ export const conditionSchema = z
     const key = problem.startsWith('field') ? 'field' : problem.startsWith('operator') ? 'operator' : 'value';
     ctx.addIssue({ code: 'custom', message: problem, path: [key] });
   });
-export type ConditionInputValue = z.infer<typeof conditionSchema>;

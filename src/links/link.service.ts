@@ -30,7 +30,9 @@ export const createLinkInput = z.object({
 });
 export type CreateLinkInput = z.infer<typeof createLinkInput>;
 
-export const updateLinkInput = createLinkInput.omit({ destination_id: true }).strict();
+export const updateLinkInput = createLinkInput
+  .omit({ destination_id: true })
+  .extend({ destination_id: z.undefined({ message: 'a link cannot move to another destination; delete it and link the other one' }).optional() });
 export type UpdateLinkInput = z.infer<typeof updateLinkInput>;
 
 function invalid(field: string, message: string, code = 'invalid_input'): ValidationError {
@@ -42,7 +44,7 @@ async function checkReference(ctx: ProjectContext, entity: typeof MessageTemplat
   if (!found) throw invalid(field, `${entity === MessageTemplate ? 'template' : 'transform'} ${id} does not exist in this project`, 'invalid_reference');
 }
 
-async function applyFields(ctx: ProjectContext, link: EndpointDestination, input: UpdateLinkInput): Promise<void> {
+async function applyFields(ctx: ProjectContext, link: EndpointDestination, input: Omit<UpdateLinkInput, 'destination_id'>): Promise<void> {
   if (input.template_id) await checkReference(ctx, MessageTemplate, input.template_id, 'template_id');
   if (input.transform_id) await checkReference(ctx, Transform, input.transform_id, 'transform_id');
   if (input.template_id !== undefined) link.template = input.template_id ? ctx.em.getReference(MessageTemplate, input.template_id) : null;

@@ -19,7 +19,7 @@ export const createTemplateInput = z.object({
 });
 export type CreateTemplateInput = z.infer<typeof createTemplateInput>;
 
-export const updateTemplateInput = createTemplateInput.partial().strict();
+export const updateTemplateInput = createTemplateInput.partial();
 export type UpdateTemplateInput = z.infer<typeof updateTemplateInput>;
 
 export const previewTemplateInput = z.object({

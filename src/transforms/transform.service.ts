@@ -15,7 +15,7 @@ export const createTransformInput = z.object({
 });
 export type CreateTransformInput = z.infer<typeof createTransformInput>;
 
-export const updateTransformInput = createTransformInput.partial().strict();
+export const updateTransformInput = createTransformInput.partial();
 export type UpdateTransformInput = z.infer<typeof updateTransformInput>;
 
 function checkExpression(expression: string): void {

@@ -98,6 +98,7 @@ describe('destinations over REST and GraphQL', () => {
     expect(broken.body.error.details.fields[0].field).toBe('channel_id');
     const typeChange = await env.call('PATCH', `/v1/destinations/${id}`, { body: { type: 'webhook' } });
     expect(typeChange.status).toBe(400);
+    expect(typeChange.body.error.details.fields[0].field).toBe('type');
     expect((await env.call('GET', `/v1/destinations/${id}`)).body).toMatchObject({ name: 'Chat 2', channel_id: '42', type: 'chat_b' });
   });
 

@@ -97,6 +97,9 @@ describe('endpoints (sources) over REST and GraphQL', () => {
     generatedSecrets.push(created.body.signing_secret);
     const withSecret = await env.call('PATCH', `/v1/endpoints/${created.body.id}`, { body: { signing_secret: SECRETS.endpointRotated } });
     expect(withSecret.status).toBe(400);
+    expect(withSecret.body.error.details.fields[0]).toEqual({ field: 'signing_secret', message: expect.stringContaining('/signing-secret') });
+    // A project_id in the body selects the project (kernel hint) and is not an error.
+    expect((await env.call('PATCH', `/v1/endpoints/${created.body.id}`, { projectId: '', body: { project_id: env.owner.project.id, name: 'kept' } })).body.name).toBe('kept');
   });
 
   it('answers 401 without a credential, 403 to a viewer writing, and lets the viewer read', async () => {
@@ -132,6 +135,12 @@ describe('endpoints (sources) over REST and GraphQL', () => {
     expect((await postSigned(env.api.baseUrl, ep.body.slug, SECRETS.endpointSigning, { n: 2 })).status).toBe(404);
     await env.call('PATCH', `/v1/endpoints/${ep.body.id}`, { body: { is_active: true } });
     expect((await postSigned(env.api.baseUrl, ep.body.slug, SECRETS.endpointSigning, { n: 3 })).status).toBe(202);
+    // A new slug takes over at once and the old one stops answering.
+    const newSlug = `${ep.body.slug}-renamed`;
+    expect((await postSigned(env.api.baseUrl, newSlug, SECRETS.endpointSigning, { n: 4 })).status).toBe(404);
+    expect((await env.call('PATCH', `/v1/endpoints/${ep.body.id}`, { body: { slug: newSlug } })).body.ingress_url).toMatch(new RegExp(`/hooks/${newSlug}$`));
+    expect((await postSigned(env.api.baseUrl, newSlug, SECRETS.endpointSigning, { n: 5 })).status).toBe(202);
+    expect((await postSigned(env.api.baseUrl, ep.body.slug, SECRETS.endpointSigning, { n: 6 })).status).toBe(404);
   });
 
   it('rotates the signing secret: generated and shown once, or given and not echoed; ingress follows', async () => {

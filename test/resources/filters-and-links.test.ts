@@ -186,7 +186,9 @@ describe('filter groups and endpoint–destination links over REST and GraphQL',
       const updated = await env.call('PATCH', `${links()}/${destinationId}`, { body: { template_id: null, routing_rules: [] } });
       expect(updated.body).toMatchObject({ template_id: null, routing_rules: [], transform_id: transformId });
       expect((await env.call('DELETE', `/v1/transforms/${transformId}`)).body.error.code).toBe('transform_in_use');
-      expect((await env.call('PATCH', `${links()}/${destinationId}`, { body: { destination_id: otherDestinationId } })).status).toBe(400);
+      const move = await env.call('PATCH', `${links()}/${destinationId}`, { body: { destination_id: otherDestinationId } });
+      expect(move.status).toBe(400);
+      expect(move.body.error.details.fields[0].field).toBe('destination_id');
       expect((await env.call('DELETE', `/v1/templates/${templateId}`)).status).toBe(204);
     });
 
