@@ -12,7 +12,7 @@ import { createOrm, migrate } from '../src/db/orm';
 import { startEmbeddedPostgres } from '../src/launcher/postgres';
 
 /**
- * `npm run bench:ingress [-- --duration 15 --connections 64 --payload-bytes 512 --plan growth]`
+ * `npm run bench:ingress [-- --duration 15 --connections 64 --payload-bytes 512 --plan growth --integration --profile DIR]`
  *
  * Starts the real service (`relay api`) as its own process on PostgreSQL
  * (embedded, or DATABASE_URL), creates one endpoint, and drives signed
@@ -32,6 +32,8 @@ interface Options {
   payloadBytes: number;
   plan: 'free' | 'team' | 'growth';
   integration: boolean;
+  /** Directory for a V8 CPU profile of the service process (`--cpu-prof`). */
+  profileDir?: string;
 }
 
 function parseArgs(args: string[]): Options {
@@ -45,6 +47,7 @@ function parseArgs(args: string[]): Options {
     payloadBytes: Number(get('payload-bytes') ?? 512),
     plan: (get('plan') as Options['plan']) ?? 'growth',
     integration: args.includes('--integration'),
+    profileDir: get('profile'),
   };
 }
 
@@ -140,7 +143,8 @@ export async function main(args: string[]): Promise<void> {
     ]);
 
     const port = await freePort();
-    const service = spawn(process.execPath, [path.join(REPO, 'bin', 'relay.js'), 'api'], {
+    const profile = opts.profileDir ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(opts.profileDir)] : [];
+    const service = spawn(process.execPath, [...profile, path.join(REPO, 'bin', 'relay.js'), 'api'], {
       cwd: REPO,
       env: {
         ...process.env,

@@ -85,7 +85,7 @@ export class GroupCommitWriter {
     opts: GroupCommitOptions = {},
   ) {
     this.maxBatch = opts.maxBatch ?? 500;
-    this.maxInFlight = opts.maxInFlight ?? 4;
+    this.maxInFlight = opts.maxInFlight ?? 2;
     this.lingerMs = opts.lingerMs ?? 0;
   }
 
