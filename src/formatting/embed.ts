@@ -5,6 +5,7 @@ import { truncateText } from './template-functions';
  * The embed (SPEC.md "Discord-style embed config") rendered to plain strings,
  * with the limits of RULINGS.md §5 applied after rendering: text is cut with
  * an ellipsis and extra fields are dropped; length never fails a delivery.
+ * Lengths are UTF-16 code units, as the platforms count them.
  * chat_b sends it as is; chat_a and chat_c auto-convert it.
  */
 export interface RenderedEmbed {
@@ -87,11 +88,9 @@ export function renderEmbed(variant: Record<string, unknown>, data: TemplateData
   return isEmptyEmbed(embed) ? null : applyEmbedLimits(embed);
 }
 
-function totalLength(e: RenderedEmbed, measure: (s: string) => number): number {
-  return e.fields.reduce((sum, f) => sum + measure(f.name) + measure(f.value), measure(e.title) + measure(e.description) + measure(e.footer) + measure(e.author));
+function totalLength(e: RenderedEmbed): number {
+  return e.fields.reduce((sum, f) => sum + f.name.length + f.value.length, e.title.length + e.description.length + e.footer.length + e.author.length);
 }
-
-const codePoints = (s: string) => Array.from(s).length;
 
 export function applyEmbedLimits(e: RenderedEmbed): RenderedEmbed {
   const limited: RenderedEmbed = {
@@ -106,13 +105,9 @@ export function applyEmbedLimits(e: RenderedEmbed): RenderedEmbed {
       value: truncateText(f.value, EMBED_LIMITS.fieldValue),
     })),
   };
-  // UTF-16 length bounds the code point count, so the exact count is only needed for long embeds.
-  if (totalLength(limited, (s) => s.length) <= EMBED_LIMITS.total) return limited;
-  while (totalLength(limited, codePoints) > EMBED_LIMITS.total && limited.fields.length > 0) limited.fields.pop();
-  const excess = totalLength(limited, codePoints) - EMBED_LIMITS.total;
-  if (excess > 0) {
-    limited.description = truncateText(limited.description, Math.max(0, Array.from(limited.description).length - excess));
-  }
+  while (totalLength(limited) > EMBED_LIMITS.total && limited.fields.length > 0) limited.fields.pop();
+  const excess = totalLength(limited) - EMBED_LIMITS.total;
+  if (excess > 0) limited.description = truncateText(limited.description, Math.max(0, limited.description.length - excess));
   return limited;
 }
 

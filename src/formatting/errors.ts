@@ -16,6 +16,8 @@ export class TemplateSyntaxError extends Error {
 
 export class TemplateRenderError extends Error {
   readonly code = 'template_render_failed';
+  /** The problem alone, without the path and line that `message` starts with. */
+  readonly reason: string;
 
   constructor(
     message: string,
@@ -25,6 +27,7 @@ export class TemplateRenderError extends Error {
     readonly line?: number,
   ) {
     super(path ? `${path}${line ? ` (line ${line})` : ''}: ${message}` : message);
+    this.reason = message;
     this.name = 'TemplateRenderError';
   }
 }

@@ -45,7 +45,8 @@ export interface RenderMessageArgs {
 
 /**
  * The message body in the platform's own API shape, without addressing
- * fields (webhook URL / channel / chat id are added by the sender).
+ * fields (webhook URL / channel / chat id are added by the sender). chat_b
+ * bodies with `content` also carry `allowed_mentions`.
  * Throws TemplateRenderError naming the faulty config path and line.
  */
 export function renderMessage({ platform, templateConfig, payload, meta }: RenderMessageArgs): Record<string, unknown> {
@@ -60,7 +61,11 @@ export function renderMessage({ platform, templateConfig, payload, meta }: Rende
     case 'chat_b': {
       const content = truncateText(text('content'), EMBED_LIMITS.content);
       const rendered = renderEmbed(variant, data, prefix, meta.ReceivedAt) ?? (content ? null : defaultEmbed(payload, meta));
-      return { ...(content ? { content } : {}), embeds: rendered ? [toChatBEmbed(rendered)] : [] };
+      if (!content) return { embeds: rendered ? [toChatBEmbed(rendered)] : [] };
+      // Payload text in `content` must not ping everyone: @everyone/@here only when the template itself writes them.
+      const everyone = typeof variant.content === 'string' && /@(everyone|here)\b/.test(variant.content);
+      const allowedMentions = { parse: everyone ? ['users', 'roles', 'everyone'] : ['users', 'roles'] };
+      return { content, embeds: rendered ? [toChatBEmbed(rendered)] : [], allowed_mentions: allowedMentions };
     }
     case 'chat_a': {
       const fallback = text('text');

@@ -82,6 +82,7 @@ describe('chat_b embeds', () => {
     });
     expect(out).toEqual({
       content: 'c 1',
+      allowed_mentions: { parse: ['users', 'roles'] },
       embeds: [
         {
           title: 't',
@@ -159,7 +160,14 @@ describe('chat_b embeds', () => {
   });
 
   test('content alone sends no embed', () => {
-    expect(render('chat_b', { content: 'just text' })).toEqual({ content: 'just text', embeds: [] });
+    expect(render('chat_b', { content: 'just text' })).toEqual({ content: 'just text', embeds: [], allowed_mentions: { parse: ['users', 'roles'] } });
+  });
+
+  test('@everyone from the payload never pings; written in the template it does', () => {
+    const fromPayload = render('chat_b', { content: '{{ .Payload.t }}' }, { t: '@everyone look' });
+    expect(fromPayload).toMatchObject({ content: '@everyone look', allowed_mentions: { parse: ['users', 'roles'] } });
+    const fromTemplate = render('chat_b', { content: '@here deploy of {{ .Payload.t }} failed' }, { t: 'x' });
+    expect(fromTemplate.allowed_mentions).toEqual({ parse: ['users', 'roles', 'everyone'] });
   });
 
   test('an embed rendering to nothing falls back to the default message', () => {

@@ -31,7 +31,8 @@ describe('sanitizeTelegramHtml', () => {
     expect(sanitizeTelegramHtml('<b>' + 'a'.repeat(20) + '</b>tail', 10)).toBe('<b>aaaaaaaaa…</b>');
     expect(sanitizeTelegramHtml('&lt;'.repeat(20), 5)).toBe('&lt;&lt;&lt;&lt;…');
     const long = sanitizeTelegramHtml('x'.repeat(5000));
-    expect(Array.from(decodeEntities(long)).length).toBe(4096);
+    expect(decodeEntities(long).length).toBe(4096);
+    expect(sanitizeTelegramHtml('<i>' + '😀'.repeat(10) + '</i>', 6)).toBe('<i>😀😀…</i>');
   });
 
   test('decodeEntities', () => {

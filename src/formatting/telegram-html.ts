@@ -1,11 +1,11 @@
-import { escapeHtml } from './template-functions';
+import { cutUtf16, escapeHtml } from './template-functions';
 
 /**
  * Makes a string safe to send to chat_c with `parse_mode: HTML` (RULINGS.md
  * §6): only the tags that platform accepts survive, normalised (no stray
  * attributes, `a` only with an http(s)/tg/mailto href), properly nested and
  * closed; every other `<`, `>` or `&` is escaped. The visible text is cut at
- * the platform's 4096-character message limit, with an ellipsis.
+ * the platform's 4096-character message limit (UTF-16 units), with an ellipsis.
  */
 
 export const TELEGRAM_TAGS = [
@@ -79,7 +79,7 @@ function sanitize(html: string, budget: number): { html: string; visible: number
   let full = false;
 
   /** Adds escaped text of `chars` visible characters; false once the limit is reached. */
-  const addText = (text: string, escaped = escapeHtml(text), chars = Array.from(text).length): boolean => {
+  const addText = (text: string, escaped = escapeHtml(text), chars = text.length): boolean => {
     if (full) return false;
     if (visible + chars <= budget) {
       out.push(escaped);
@@ -87,7 +87,7 @@ function sanitize(html: string, budget: number): { html: string; visible: number
       return true;
     }
     const room = Math.max(0, budget - visible);
-    out.push(escapeHtml(Array.from(decodeEntities(text)).slice(0, room).join('')) + '…');
+    out.push(escapeHtml(cutUtf16(decodeEntities(text), room).trimEnd()) + '…');
     visible = budget + 1;
     full = true;
     return false;
@@ -105,7 +105,7 @@ function sanitize(html: string, budget: number): { html: string; visible: number
       continue;
     }
     if (token[0] === '&') {
-      const ok = KEPT_ENTITY.test(token) ? addText(decodeEntities(token), token, 1) : addText(token);
+      const ok = KEPT_ENTITY.test(token) ? addText(decodeEntities(token), token.replace(/^&#X/, '&#x')) : addText(token);
       if (!ok) break;
       continue;
     }

@@ -100,20 +100,19 @@ function formatDate(value: unknown, format?: unknown): string {
   });
 }
 
-/** Cuts to at most `length` characters (code points), ending with `suffix` when cut. */
+/**
+ * Cuts to at most `length` UTF-16 code units (the unit the chat platforms
+ * count in), ending with `suffix` when cut; never splits a surrogate pair.
+ */
 export function truncateText(text: string, length: number, suffix = '…'): string {
-  // UTF-16 length is never below the code point count: most texts need no walk.
   if (text.length <= length) return text;
-  const keep = Math.max(0, length - Array.from(suffix).length);
-  let count = 0;
-  let keepEnd = 0;
-  let offset = 0;
-  for (const ch of text) {
-    if (count === keep) keepEnd = offset;
-    if (++count > length) return text.slice(0, keepEnd).trimEnd() + suffix;
-    offset += ch.length;
-  }
-  return text;
+  return cutUtf16(text, Math.max(0, length - suffix.length)).trimEnd() + suffix;
+}
+
+/** The first `units` UTF-16 code units, one fewer when that would split a surrogate pair. */
+export function cutUtf16(text: string, units: number): string {
+  const code = text.charCodeAt(units - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? units - 1 : units);
 }
 
 export const TEMPLATE_FUNCTIONS = {

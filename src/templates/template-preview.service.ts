@@ -144,7 +144,7 @@ export async function previewFormatting(ctx: { em: EntityManager; projectId: str
       outputs[type] = renderMessage({ platform: type, templateConfig, payload: transformed, meta: { ...meta, DestinationID: '' } });
     } catch (err) {
       if (!(err instanceof TemplateRenderError)) throw err;
-      errors.push({ stage: 'template', path: err.path, ...(err.line ? { line: err.line } : {}), message: err.message });
+      errors.push({ stage: 'template', path: err.path, ...(err.line ? { line: err.line } : {}), message: err.reason });
       outputs[type] = null;
     }
   }
