@@ -179,6 +179,7 @@ export async function main(args: string[]): Promise<void> {
     const before = await scrape(baseUrl);
     const { rows: [{ n: rowsBefore }] } = await db.query('select count(*)::int as n from events where endpoint_id = $1', [endpoint]);
 
+    const loadBefore = os.loadavg()[0];
     process.stderr.write(`ingress bench: ${opts.duration} s, ${opts.connections} connections, ${opts.payloadBytes}-byte bodies, plan ${opts.plan}\n`);
     const load = spawn(process.execPath, [path.join(REPO, 'bin', 'relay.js'), 'bench', 'ingress', '--load', JSON.stringify({ url, secret, duration: opts.duration, connections: opts.connections, payloadBytes: opts.payloadBytes })], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
     const result = JSON.parse(await waitForExit(load)) as autocannon.Result;
@@ -190,7 +191,7 @@ export async function main(args: string[]): Promise<void> {
     const accepted = result['2xx'];
     const figures = {
       date: new Date().toISOString(),
-      machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version },
+      machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, load_average_1m_before: loadBefore, load_average_1m_after: os.loadavg()[0] },
       options: opts,
       events_per_second: Math.round(accepted / result.duration),
       requests_per_second_avg: result.requests.average,
@@ -215,7 +216,7 @@ export async function main(args: string[]): Promise<void> {
 }
 
 function writeDocSection(f: {
-  date: string; machine: { cpus: number; model?: string; node: string }; options: Options; events_per_second: number;
+  date: string; machine: { cpus: number; model?: string; node: string; load_average_1m_before: number; load_average_1m_after: number }; options: Options; events_per_second: number;
   latency_ms: { p50: number; p90: number; p99: number; max: number }; responses: Record<string, number>;
   durability: { accepted_202: number; rows_committed: number }; group_commit: { commits_per_second: number; mean_batch_rows: number; mean_commit_ms: number };
   service_cpu_seconds_per_second: number;
@@ -224,6 +225,7 @@ function writeDocSection(f: {
     '## Ingress',
     '',
     `\`npm run bench:ingress\` (bench/ingress.bench.ts), last run ${f.date.slice(0, 16).replace('T', ' ')} UTC on ${f.machine.cpus} cores (${f.machine.model ?? 'unknown CPU'}), Node ${f.machine.node}.`,
+    `Machine load average (1 min) before/after: ${f.machine.load_average_1m_before.toFixed(1)} / ${f.machine.load_average_1m_after.toFixed(1)} (other processes share the machine).`,
     `The service (\`relay api\`) and the load generator (autocannon, ${f.options.connections} connections, ${f.options.duration} s, ${f.options.payloadBytes}-byte signed bodies) run as separate processes on the same machine, with PostgreSQL (fsync on, synchronous_commit on).`,
     '',
     '| events/s (durable 202s) | p50 | p90 | p99 | max | non-2xx | errors | 202s / committed rows |',

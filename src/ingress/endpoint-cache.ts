@@ -93,6 +93,15 @@ const FILTERS_SQL = `
    group by g.id
    order by g.created_at, g.id`;
 
+/** Bounds memory against floods of unknown slugs or keys: the oldest entries go first. */
+const MAX_ENTRIES = 20_000;
+
+function setBounded<K, V>(map: Map<K, V>, key: K, value: V): void {
+  map.delete(key);
+  if (map.size >= MAX_ENTRIES) map.delete(map.keys().next().value as K);
+  map.set(key, value);
+}
+
 interface Entry {
   value: Promise<IngressEndpoint | null>;
   expiresAt: number;
@@ -124,7 +133,7 @@ export class EndpointCache {
     const generation = this.generation;
     const value = this.load(slug);
     const entry = { value, expiresAt: nowMs + this.ttlMs };
-    this.bySlug.set(slug, entry);
+    setBounded(this.bySlug, slug, entry);
     value.then(
       () => {
         if (generation !== this.generation && this.bySlug.get(slug) === entry) this.bySlug.delete(slug);
@@ -147,7 +156,7 @@ export class EndpointCache {
       values: [keyHash],
     });
     const projectId = rows[0]?.project_id ?? null;
-    if (generation === this.generation) this.apiKeys.set(keyHash, { projectId, expiresAt: nowMs + this.apiKeyTtlMs });
+    if (generation === this.generation) setBounded(this.apiKeys, keyHash, { projectId, expiresAt: nowMs + this.apiKeyTtlMs });
     return projectId;
   }
 
