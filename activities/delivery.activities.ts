@@ -1,7 +1,6 @@
 import { sendAttempt } from '../src/deliveries/attempt-pipeline';
 import {
   type AttemptOutcome,
-  findAttempt,
   loadAttemptContext,
   markDeliveryCanceled,
   outcomeOfStoredAttempt,
@@ -26,10 +25,9 @@ export function createDeliveryActivities(deps: ActivityDeps) {
      */
     async attemptDelivery(input: { deliveryId: string; attemptNumber: number }): Promise<AttemptOutcome> {
       const { deliveryId, attemptNumber } = input;
-      const stored = await findAttempt(knex(), deliveryId, attemptNumber);
-      if (stored) return outcomeOfStoredAttempt(stored, Date.now());
-      const ctx = await loadAttemptContext(knex(), deliveryId);
+      const ctx = await loadAttemptContext(knex(), deliveryId, attemptNumber);
       if (!ctx) return { kind: 'gone' };
+      if (ctx.storedAttempt) return outcomeOfStoredAttempt(ctx.storedAttempt, Date.now());
       if (ctx.status === 'canceled') return { kind: 'canceled' };
       if (ctx.status === 'success' || ctx.status === 'failed') return { kind: ctx.status };
 

@@ -46,24 +46,34 @@ export interface AttemptContext {
   };
   /** Null when the endpoint and destination are no longer linked (a late retry or a replay). */
   link: { templateId: string | null; transformId: string | null; routingRules: RoutingRule[] } | null;
+  /** This attempt's record when it already exists (the activity ran before and is retried). */
+  storedAttempt: StoredAttempt | null;
 }
 
-export async function loadAttemptContext(knex: Knex, deliveryId: string): Promise<AttemptContext | null> {
+export interface StoredAttempt {
+  status: AttemptStatus;
+  next_retry_at: Date | string | null;
+}
+
+/** Everything attempt n needs, in one query; null when the delivery no longer exists. */
+export async function loadAttemptContext(knex: Knex, deliveryId: string, attemptNumber: number): Promise<AttemptContext | null> {
   const { rows } = await knex.raw(
     `select d.id, d.status, d.event_id, d.destination_id, d.endpoint_id, d.project_id,
             e.event_type, e.payload, e.headers, e.created_at as received_at,
             ep.slug as endpoint_slug, p.header_prefix,
             t.type, t.webhook_url_enc, t.bot_token_enc, t.guild_id, t.channel_id, t.retry_policy,
             t.signing_secret_enc, t.previous_signing_secret_enc, t.previous_secret_expires_at,
-            l.id as link_id, l.template_id, l.transform_id, l.routing_rules
+            l.id as link_id, l.template_id, l.transform_id, l.routing_rules,
+            a.status as attempt_status, a.next_retry_at as attempt_next_retry_at
        from deliveries d
        join events e on e.id = d.event_id
        join destinations t on t.id = d.destination_id
        join webhook_endpoints ep on ep.id = d.endpoint_id
        join projects p on p.id = d.project_id
        left join endpoint_destinations l on l.endpoint_id = d.endpoint_id and l.destination_id = d.destination_id
+       left join delivery_attempts a on a.delivery_id = d.id and a.attempt_number = ?
       where d.id = ?`,
-    [deliveryId],
+    [attemptNumber, deliveryId],
   );
   const r = rows[0];
   if (!r) return null;
@@ -92,11 +102,12 @@ export async function loadAttemptContext(knex: Knex, deliveryId: string): Promis
       previousSecretExpiresAt: r.previous_secret_expires_at ? new Date(r.previous_secret_expires_at) : null,
     },
     link: r.link_id ? { templateId: r.template_id, transformId: r.transform_id, routingRules: r.routing_rules ?? [] } : null,
+    storedAttempt: r.attempt_status ? { status: r.attempt_status, next_retry_at: r.attempt_next_retry_at } : null,
   };
 }
 
 /** The outcome an already-recorded attempt stands for (an activity retried after a crash must not send again). */
-export function outcomeOfStoredAttempt(row: { status: AttemptStatus; next_retry_at: Date | string | null }, now: number): AttemptOutcome {
+export function outcomeOfStoredAttempt(row: StoredAttempt, now: number): AttemptOutcome {
   switch (row.status) {
     case 'retrying':
       return { kind: 'retrying', delayMs: row.next_retry_at ? Math.max(0, new Date(row.next_retry_at).getTime() - now) : 0 };
@@ -109,11 +120,7 @@ export function outcomeOfStoredAttempt(row: { status: AttemptStatus; next_retry_
   }
 }
 
-export async function findAttempt(
-  knex: Knex,
-  deliveryId: string,
-  attemptNumber: number,
-): Promise<{ status: AttemptStatus; next_retry_at: Date | null } | null> {
+async function findAttempt(knex: Knex, deliveryId: string, attemptNumber: number): Promise<StoredAttempt | null> {
   const { rows } = await knex.raw(
     'select status, next_retry_at from delivery_attempts where delivery_id = ? and attempt_number = ?',
     [deliveryId, attemptNumber],
@@ -131,62 +138,63 @@ export interface RecordAttemptArgs {
 }
 
 /**
- * Records attempt n and moves the delivery on, in one transaction, at most
- * once per (delivery, attempt number). A delivery canceled while the attempt
- * was in flight keeps its `canceled` status and so does this attempt.
+ * Records attempt n and moves the delivery on, atomically and at most once per
+ * (delivery, attempt number), in ONE statement (one round trip on the hot
+ * path): lock the delivery, insert the attempt, update the delivery, notify.
+ * A delivery canceled while the attempt was in flight stays `canceled`, and
+ * so does this attempt (its response is still recorded).
  */
 export async function recordAttempt(knex: Knex, args: RecordAttemptArgs): Promise<AttemptOutcome> {
   const { ctx, attemptNumber, result } = args;
-  return knex.transaction(async (trx) => {
-    const { rows: locked } = await trx.raw('select status from deliveries where id = ? for update', [ctx.deliveryId]);
-    if (!locked[0]) return { kind: 'gone' };
-    const canceled = locked[0].status === 'canceled';
-    const status: AttemptStatus = canceled ? 'canceled' : args.status;
-    const nextRetryAt = canceled ? null : args.nextRetryAt;
-    const { rows: inserted } = await trx.raw(
-      `insert into delivery_attempts
+  const { rows } = await knex.raw(
+    `with d as (
+       select id, status from deliveries where id = ? for update
+     ), ins as (
+       insert into delivery_attempts
          (id, delivery_id, event_id, destination_id, attempt_number, status, status_code, response_body,
           response_body_truncated, response_headers, error, latency_ms, next_retry_at, payload_sent)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?::json)
+       select ?, d.id, ?, ?, ?, case when d.status = 'canceled' then 'canceled' else ? end, ?::int, ?,
+              ?::boolean, ?::jsonb, ?, ?::int, case when d.status = 'canceled' then null else ?::timestamptz end, ?::json
+         from d
        on conflict (delivery_id, attempt_number) do nothing
-       returning id`,
-      [
-        uuidv7(),
-        ctx.deliveryId,
-        ctx.eventId,
-        ctx.destination.id,
-        attemptNumber,
-        status,
-        result.statusCode,
-        result.responseBody,
-        result.responseBodyTruncated,
-        result.responseHeaders ? JSON.stringify(result.responseHeaders) : null,
-        result.error,
-        Math.round(result.latencyMs),
-        nextRetryAt,
-        JSON.stringify(result.payloadSent ?? null),
-      ],
-    );
-    if (!inserted[0]) {
-      const existing = await findAttempt(trx, ctx.deliveryId, attemptNumber);
-      return outcomeOfStoredAttempt(existing!, Date.now());
-    }
-    if (!canceled) {
-      await trx.raw(
-        `update deliveries
-            set status = ?, attempt_count = greatest(attempt_count, ?), next_retry_at = ?,
-                dead_lettered_at = case when ? then now() else dead_lettered_at end,
-                completed_at = case when ? then now() else completed_at end,
-                updated_at = now()
-          where id = ?`,
-        [status, attemptNumber, nextRetryAt, status === 'failed', status !== 'retrying', ctx.deliveryId],
-      );
-    }
-    await trx.raw('select pg_notify(?, ?)', [NOTIFY.attemptsChanged, inserted[0].id]);
-    if (canceled) return { kind: 'canceled' };
-    if (status === 'retrying') return { kind: 'retrying', delayMs: Math.max(0, (nextRetryAt?.getTime() ?? 0) - Date.now()) };
-    return { kind: status };
-  });
+       returning id, status, next_retry_at
+     ), upd as (
+       update deliveries
+          set status = ins.status, attempt_count = greatest(attempt_count, ?), next_retry_at = ins.next_retry_at,
+              dead_lettered_at = case when ins.status = 'failed' then now() else dead_lettered_at end,
+              completed_at = case when ins.status <> 'retrying' then now() else completed_at end,
+              updated_at = now()
+         from ins
+        where deliveries.id = ? and ins.status <> 'canceled'
+     )
+     select d.id as delivery_id, ins.id as attempt_id, ins.status, ins.next_retry_at,
+            case when ins.id is not null then pg_notify(?, ins.id::text) end as notified
+       from d left join ins on true`,
+    [
+      ctx.deliveryId,
+      uuidv7(),
+      ctx.eventId,
+      ctx.destination.id,
+      attemptNumber,
+      args.status,
+      result.statusCode,
+      result.responseBody,
+      result.responseBodyTruncated,
+      result.responseHeaders ? JSON.stringify(result.responseHeaders) : null,
+      result.error,
+      Math.round(result.latencyMs),
+      args.nextRetryAt,
+      JSON.stringify(result.payloadSent ?? null),
+      attemptNumber,
+      ctx.deliveryId,
+      NOTIFY.attemptsChanged,
+    ],
+  );
+  const row = rows[0];
+  if (!row) return { kind: 'gone' };
+  // Already recorded by an earlier run of this activity: answer what it recorded.
+  const stored = row.attempt_id ? row : await findAttempt(knex, ctx.deliveryId, attemptNumber);
+  return outcomeOfStoredAttempt(stored!, Date.now());
 }
 
 /**

@@ -1,3 +1,5 @@
+import { createDeliveryActivities } from '../../activities/delivery.activities';
+import { uuidv7 } from '../../src/common/ids';
 import { DeliveryDispatcher, fanOutEvents } from '../../src/deliveries/delivery-dispatcher';
 import { cancelDelivery, listDeadLetters, replayDeadLetters, replayEvent } from '../../src/deliveries/delivery-operations.service';
 import { listAttempts, listAttemptsQuery } from '../../src/deliveries/delivery-query.service';
@@ -89,6 +91,22 @@ describe('durable delivery (real PostgreSQL, Temporal server and worker)', () =>
     );
     expect(again).toBe('already_started');
     expect(receiver.requests.filter((r) => r.headers['x-service-event-id'] === eventId)).toHaveLength(1);
+  });
+
+  it('an attempt run twice (an activity retried after a crash) sends and records once', async () => {
+    const destination = await scene.destination(receiver.url);
+    const eventId = await insertEvent(t.container, scene.endpoint);
+    const [dispatched] = await waitForDeliveries(t.container, eventId, 1);
+    await workflowResult(t.container, dispatched.id);
+    const deliveryId = uuidv7();
+    await sql(t.container, 'insert into deliveries (id, event_id, destination_id, endpoint_id, project_id, workflow_started_at) values (?, ?, ?, ?, ?, now())', [
+      deliveryId, eventId, destination.id, scene.endpoint.id, scene.project.id,
+    ]);
+    const { attemptDelivery } = createDeliveryActivities(t.container);
+    expect(await attemptDelivery({ deliveryId, attemptNumber: 1 })).toEqual({ kind: 'success' });
+    expect(await attemptDelivery({ deliveryId, attemptNumber: 1 })).toEqual({ kind: 'success' });
+    expect(receiver.requests.filter((r) => r.headers['x-service-delivery-id'] === deliveryId)).toHaveLength(1);
+    expect(await attemptsOf(t.container, deliveryId)).toHaveLength(1);
   });
 
   it('retries a receiver that fails twice, recording each attempt, then succeeds', async () => {
