@@ -364,6 +364,14 @@ describe('fuzz', () => {
           expect(text.replace(ALLOWED_TAG, '')).not.toMatch(/[<>]/);
           expect(text.replace(ALLOWED_TAG, '')).not.toMatch(/&(?!(lt|gt|amp|quot|#\d+|#x[0-9a-f]+);)/i);
           expect(text).not.toMatch(/href="javascript:/);
+          if (templateConfig && 'telegram_html' in templateConfig) {
+            // With an HTML template, every tag comes from the template: one <b>, one <i>, at most one link.
+            const opening = text.match(/<[a-z][^>]*>/g) ?? [];
+            expect(opening.filter((tag) => tag === '<b>')).toHaveLength(1);
+            expect(opening.filter((tag) => tag === '<i>')).toHaveLength(1);
+            expect(opening.filter((tag) => tag !== '<b>' && tag !== '<i>').every((tag) => tag.startsWith('<a href="'))).toBe(true);
+            expect(opening.length).toBeLessThanOrEqual(3);
+          }
         }
       }
     }
