@@ -174,6 +174,18 @@ describe('durable delivery (real PostgreSQL, Temporal server and worker)', () =>
     expect(page.data).toHaveLength(1);
   });
 
+  it('a cancel from the Temporal UI (workflow cancellation) is recorded as a canceled delivery', async () => {
+    receiver.respond = () => ({ status: 500 });
+    await scene.destination(receiver.url, { retryPolicy: { max_attempts: 3, backoff: [3600] } });
+    const eventId = await insertEvent(t.container, scene.endpoint);
+    const [delivery] = await waitForDeliveries(t.container, eventId, 1);
+    await waitForStatus(t.container, delivery.id, ['retrying']);
+    await t.container.temporal.workflow.getHandle(deliveryWorkflowId(delivery.id)).cancel();
+    expect(await workflowResult(t.container, delivery.id)).toBe('canceled');
+    expect((await deliveriesOf(t.container, eventId))[0].status).toBe('canceled');
+    expect((await attemptsOf(t.container, delivery.id)).map((a) => a.status)).toEqual(['canceled']);
+  });
+
   it('a replay of the event supersedes a pending retry and delivers with the current configuration', async () => {
     receiver.respond = (_req, i) => (i === 0 ? { status: 500 } : { status: 200 });
     await scene.destination(receiver.url, { retryPolicy: { max_attempts: 3, backoff: [3600] } });
