@@ -47,6 +47,7 @@ describe('runTransform', () => {
     ['syntax error', '{ "a": ', 'transform_failed', /Syntax error/],
     ['deep recursion', '($f := function($n) { $n = 0 ? 0 : 1 + $f($n - 1) }; $f(100000))', 'transform_timeout', /recursed/],
     ['sequence too long', '$count([1..5000000])', 'transform_failed', /sequence/],
+    ['result too large', '$pad("", 11000000, "x")', 'transform_failed', /larger than/],
   ])('fails: %s', async (_name, expression, code, message) => {
     const err = await failure(expression);
     expect(err.code).toBe(code);

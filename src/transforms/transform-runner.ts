@@ -35,6 +35,8 @@ export const DEFAULT_TRANSFORM_TIMEOUT_MS = 1000;
 const MAX_DEPTH = 500;
 /** Largest sequence an expression may build. */
 const MAX_SEQUENCE = 1_000_000;
+/** Largest result, as JSON text: a payload is at most a few MiB, a transform should not blow it up. */
+export const MAX_RESULT_CHARS = 10 * 1024 * 1024;
 
 interface JsonataError {
   code?: string;
@@ -101,6 +103,9 @@ function toJson(value: unknown): unknown {
     });
   } catch (err) {
     throw err instanceof TransformError ? err : notJson();
+  }
+  if (text !== undefined && text.length > MAX_RESULT_CHARS) {
+    throw new TransformError('transform_failed', `The transform's result is larger than ${MAX_RESULT_CHARS} characters of JSON.`);
   }
   return text === undefined ? undefined : JSON.parse(text);
 }
