@@ -34,7 +34,10 @@ function config(env: NodeJS.ProcessEnv = process.env): Config {
 function onShutdown(log: Logger, stop: () => Promise<void>): void {
   let stopping = false;
   const handler = (signal: string) => {
-    if (stopping) process.exit(130);
+    if (stopping) {
+      log.warn({ signal }, 'second signal: exiting without waiting');
+      process.exit(130);
+    }
     stopping = true;
     log.info({ signal }, 'shutting down');
     stop()

