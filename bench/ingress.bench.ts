@@ -12,7 +12,7 @@ import { createOrm, migrate } from '../src/db/orm';
 import { startEmbeddedPostgres } from '../src/launcher/postgres';
 
 /**
- * `npm run bench:ingress [-- --duration 15 --connections 64 --payload-bytes 512 --plan growth --integration --profile DIR]`
+ * `npm run bench:ingress [-- --duration 15 --connections 64 --payload-bytes 512 --plan growth --integration --bad-signature --profile DIR]`
  *
  * Starts the real service (`relay api`) as its own process on PostgreSQL
  * (embedded, or DATABASE_URL), creates one endpoint, and drives signed
@@ -32,6 +32,8 @@ interface Options {
   payloadBytes: number;
   plan: 'free' | 'team' | 'growth';
   integration: boolean;
+  /** Sign with a wrong secret: every request is answered 401 before the store, which measures HTTP + auth alone. */
+  badSignature: boolean;
   /** Directory for a V8 CPU profile of the service process (`--cpu-prof`). */
   profileDir?: string;
 }
@@ -47,6 +49,7 @@ function parseArgs(args: string[]): Options {
     payloadBytes: Number(get('payload-bytes') ?? 512),
     plan: (get('plan') as Options['plan']) ?? 'growth',
     integration: args.includes('--integration'),
+    badSignature: args.includes('--bad-signature'),
     profileDir: get('profile'),
   };
 }
@@ -181,7 +184,8 @@ export async function main(args: string[]): Promise<void> {
 
     const loadBefore = os.loadavg()[0];
     process.stderr.write(`ingress bench: ${opts.duration} s, ${opts.connections} connections, ${opts.payloadBytes}-byte bodies, plan ${opts.plan}\n`);
-    const load = spawn(process.execPath, [path.join(REPO, 'bin', 'relay.js'), 'bench', 'ingress', '--load', JSON.stringify({ url, secret, duration: opts.duration, connections: opts.connections, payloadBytes: opts.payloadBytes })], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
+    const loadSecret = opts.badSignature ? 'not-the-endpoint-secret' : secret;
+    const load = spawn(process.execPath, [path.join(REPO, 'bin', 'relay.js'), 'bench', 'ingress', '--load', JSON.stringify({ url, secret: loadSecret, duration: opts.duration, connections: opts.connections, payloadBytes: opts.payloadBytes })], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
     const result = JSON.parse(await waitForExit(load)) as autocannon.Result;
     const after = await scrape(baseUrl);
     const { rows: [{ n: rowsAfter }] } = await db.query('select count(*)::int as n from events where endpoint_id = $1', [endpoint]);
@@ -207,6 +211,11 @@ export async function main(args: string[]): Promise<void> {
       service_cpu_seconds_per_second: Math.round((delta('relay_process_cpu_seconds_total') / result.duration) * 100) / 100,
     };
     fs.mkdirSync(path.dirname(RESULTS), { recursive: true });
+    if (opts.badSignature) {
+      // A diagnostic run: printed, not recorded as the ingress result.
+      process.stdout.write(JSON.stringify(figures, null, 2) + '\n');
+      return;
+    }
     fs.writeFileSync(RESULTS, JSON.stringify(figures, null, 2) + '\n');
     writeDocSection(figures);
     process.stdout.write(JSON.stringify(figures, null, 2) + '\n');
