@@ -12,7 +12,7 @@ import { createOrm, migrate } from '../src/db/orm';
 import { startEmbeddedPostgres } from '../src/launcher/postgres';
 
 /**
- * `npm run bench:ingress [-- --duration 15 --connections 64 --payload-bytes 512 --plan growth --integration --bad-signature --profile DIR]`
+ * `npm run bench:ingress [-- --duration 15 --connections 128 --payload-bytes 512 --plan growth --integration --bad-signature --profile DIR]`
  *
  * Starts the real service (`relay api`) as its own process on PostgreSQL
  * (embedded, or DATABASE_URL), creates one endpoint, and drives signed
@@ -45,7 +45,7 @@ function parseArgs(args: string[]): Options {
   };
   return {
     duration: Number(get('duration') ?? 15),
-    connections: Number(get('connections') ?? 64),
+    connections: Number(get('connections') ?? 128),
     payloadBytes: Number(get('payload-bytes') ?? 512),
     plan: (get('plan') as Options['plan']) ?? 'growth',
     integration: args.includes('--integration'),
