@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { cursorFilter, type Page, paginationQuery, toPage } from '../common/pagination';
 import type { ProjectContext } from '../common/request-context';
 import { DELIVERY_STATUSES } from '../common/types';
+import { Destination } from '../destinations/destination.entity';
+import { type DestinationView, toDestinationView } from '../destinations/destination.view';
 import { deadLetterQuery, getDelivery as findDelivery, listDeadLetters as findDeadLetters } from './delivery-operations.service';
 import { DeliveryAttempt } from './delivery-attempt.entity';
 import { Delivery } from './delivery.entity';
@@ -113,6 +115,12 @@ export async function attemptsByDeliveryIds(em: EntityManager, projectId: string
     { orderBy: { delivery: 'asc', attemptNumber: 'asc' } },
   );
   return groupBy(deliveryIds, rows.map(toAttemptView), (a) => a.delivery_id);
+}
+
+export async function destinationsByIds(em: EntityManager, projectId: string, ids: readonly string[]): Promise<Array<DestinationView | null>> {
+  const rows = await em.find(Destination, { id: { $in: [...ids] }, project: projectId });
+  const byId = new Map(rows.map((d) => [d.id, toDestinationView(d)]));
+  return ids.map((id) => byId.get(id) ?? null);
 }
 
 function groupBy<T>(keys: readonly string[], items: T[], keyOf: (item: T) => string): T[][] {

@@ -1,6 +1,8 @@
 import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import type { ProjectContext } from '../common/request-context';
+import { DestinationType } from '../destinations/destination.resolver';
+import type { DestinationView } from '../destinations/destination.view';
 import { parseInput, snakeKeys } from '../common/validation';
 import type { GraphQLContext } from '../graphql/context';
 import { PageArgs, PageOf } from '../graphql/page';
@@ -8,6 +10,7 @@ import { Scoped } from '../graphql/scoped';
 import { cancelAttempt, cancelDelivery, replayDeadLetters } from './delivery-operations.service';
 import {
   attemptsByDeliveryIds,
+  destinationsByIds,
   getDelivery,
   listAttempts,
   listAttemptsQuery,
@@ -147,6 +150,11 @@ export class DeliveryResolver {
     @Arg('projectId', () => ID, { nullable: true }) _projectId?: string,
   ): Promise<DeliveryType[]> {
     return (await replayDeadLetters(ctx, { delivery_ids: deliveryIds })).map(toDeliveryView);
+  }
+
+  @FieldResolver(() => DestinationType, { nullable: true, description: 'The destination (batched per request).' })
+  destination(@Root() delivery: DeliveryView, @Ctx() { ctx, loaders }: GraphQLContext): Promise<DestinationView | null> {
+    return loaders.get(`destinations:${delivery.project_id}`, (ids) => destinationsByIds(ctx.em, delivery.project_id, ids)).load(delivery.destination_id);
   }
 
   @FieldResolver(() => [DeliveryAttemptType], { description: 'Attempts of this delivery, oldest first (batched per request).' })

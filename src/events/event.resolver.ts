@@ -5,10 +5,12 @@ import { parseInput, snakeKeys } from '../common/validation';
 import { deliveriesByEventIds } from '../deliveries/delivery-query.service';
 import { DeliveryType } from '../deliveries/delivery.resolver';
 import type { DeliveryView } from '../deliveries/delivery.view';
+import { EndpointType } from '../endpoints/endpoint.resolver';
+import type { EndpointView } from '../endpoints/endpoint.view';
 import type { GraphQLContext } from '../graphql/context';
 import { PageArgs, PageOf } from '../graphql/page';
 import { Scoped } from '../graphql/scoped';
-import { getEvent, listEventsQuery, listEventsWithBody, replayEvent, type ReplayResult } from './event.service';
+import { endpointsByIds, getEvent, listEventsQuery, listEventsWithBody, replayEvent, type ReplayResult } from './event.service';
 import type { EventView } from './event.view';
 
 /** GraphQL shape of EventView: camelCase names over the same view the REST API returns. */
@@ -73,6 +75,11 @@ export class EventResolver {
     @Arg('projectId', () => ID, { nullable: true }) _projectId?: string,
   ): Promise<ReplayResultType> {
     return replayEvent(ctx, id);
+  }
+
+  @FieldResolver(() => EndpointType, { nullable: true, description: 'The endpoint (source) that received it (batched per request).' })
+  endpoint(@Root() event: EventView, @Ctx() { ctx, loaders }: GraphQLContext): Promise<EndpointView | null> {
+    return loaders.get(`endpoints:${event.project_id}`, (ids) => endpointsByIds(ctx.em, ctx.container.config, event.project_id, ids)).load(event.endpoint_id);
   }
 
   @FieldResolver(() => [DeliveryType], { description: 'Deliveries of this event, replays included, oldest first (batched per request).' })

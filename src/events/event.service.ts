@@ -1,9 +1,13 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { NotFoundError } from '../common/errors';
 import { isUuid } from '../common/ids';
 import { cursorFilter, type Page, paginationQuery, toPage } from '../common/pagination';
 import type { ProjectContext } from '../common/request-context';
 import { EVENT_STATUSES } from '../common/types';
+import type { Config } from '../config/config';
+import { WebhookEndpoint } from '../endpoints/endpoint.entity';
+import { type EndpointView, toEndpointView } from '../endpoints/endpoint.view';
 import { replayEvent as replayEventDeliveries } from '../deliveries/delivery-operations.service';
 import { deliveryView, toDeliveryView } from '../deliveries/delivery.view';
 import { Event } from './event.entity';
@@ -69,6 +73,13 @@ export async function findEvent(ctx: ProjectContext, eventId: string): Promise<E
 
 export async function getEvent(ctx: ProjectContext, eventId: string): Promise<EventView> {
   return toEventView(await findEvent(ctx, eventId));
+}
+
+/** Batch look-up for the `Event.endpoint` DataLoader; `projectId` is that of events an authorized resolver returned. */
+export async function endpointsByIds(em: EntityManager, config: Pick<Config, 'publicBaseUrl'>, projectId: string, ids: readonly string[]): Promise<Array<EndpointView | null>> {
+  const rows = await em.find(WebhookEndpoint, { id: { $in: [...ids] }, project: projectId });
+  const byId = new Map(rows.map((e) => [e.id, toEndpointView(e, config)]));
+  return ids.map((id) => byId.get(id) ?? null);
 }
 
 export const replayResultView = z.object({

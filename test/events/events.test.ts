@@ -91,15 +91,20 @@ describe('events and deliveries over REST and GraphQL', () => {
   });
 
   it('serves nested events → deliveries → attempts in GraphQL with a query count that does not grow with the list', async () => {
-    const query = `query($limit: Int!) { events(limit: $limit) { data { id payload deliveries { id status attempts { attemptNumber statusCode } } } nextCursor } }`;
+    const query = `query($limit: Int!) { events(limit: $limit) { data { id payload endpoint { id } deliveries { id status destination { name } attempts { attemptNumber statusCode } } } nextCursor } }`;
     const res = await gql(api.baseUrl, query, { limit: 10 }, { token });
     expect(res.errors).toBeUndefined();
     const e1 = res.data.events.data.find((e: { id: string }) => e.id === ids.e1);
-    expect(e1).toEqual({ id: ids.e1, payload: { n: 1 }, deliveries: [{ id: ids.ok, status: 'success', attempts: [{ attemptNumber: 1, statusCode: 500 }, { attemptNumber: 2, statusCode: 200 }] }] });
+    expect(e1).toEqual({
+      id: ids.e1,
+      payload: { n: 1 },
+      endpoint: { id: ids.endpointA },
+      deliveries: [{ id: ids.ok, status: 'success', destination: { name: 'Test destination' }, attempts: [{ attemptNumber: 1, statusCode: 500 }, { attemptNumber: 2, statusCode: 200 }] }],
+    });
 
     const one = await countQueries(api.container, () => gql(api.baseUrl, query, { limit: 1 }, { token }));
     const all = await countQueries(api.container, () => gql(api.baseUrl, query, { limit: 10 }, { token }));
-    expect(one).toBeGreaterThanOrEqual(3); // auth, events, deliveries, attempts: one query per level
+    expect(one).toBeGreaterThanOrEqual(5); // auth, events, endpoints, deliveries, destinations, attempts: one query per level
     expect(all).toBe(one);
   });
 
