@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type { AppContainer } from '../app/container';
-import { AppError } from '../common/errors';
+import { AppError, ServiceUnavailableError } from '../common/errors';
 import { ingressRequests } from '../metrics/metrics';
 import { createIngress } from './ingress.service';
 
@@ -15,8 +15,14 @@ export function ingressRoutes(container: AppContainer): Router {
       ctx.status = 202;
       ingressRequests.inc({ status: '202' });
     } catch (err) {
-      ingressRequests.inc({ status: String(err instanceof AppError ? err.status : 500) });
-      throw err;
+      if (err instanceof AppError) {
+        ingressRequests.inc({ status: String(err.status) });
+        throw err;
+      }
+      // Nothing was acknowledged: the sender should retry (providers do on 5xx).
+      container.log.error({ err, slug: ctx.params.slug, requestId: ctx.state.requestId }, 'ingress could not store the event');
+      ingressRequests.inc({ status: '503' });
+      throw new ServiceUnavailableError('The event could not be stored right now; nothing was accepted. Retry later.');
     }
   });
   return router;

@@ -147,3 +147,23 @@ describe('ingress with Temporal down', () => {
     }
   });
 });
+
+describe('ingress with the database gone', () => {
+  it('answers 503 service_unavailable, never 202', async () => {
+    const tc = await createTestContainer();
+    const server = await startApiServer(tc.container, 0);
+    try {
+      const em = tc.container.orm.em.fork();
+      const { project } = await createWorkspace(em, { plan: 'growth' });
+      const { endpoint, signingSecret } = await createEndpoint(tc.container, em, project, { isIntegration: true });
+      expect((await postSigned(server.url, endpoint.slug, signingSecret, { a: 1 })).status).toBe(202);
+      await tc.db.drop();
+      const res = await postSigned(server.url, endpoint.slug, signingSecret, { a: 2 });
+      expect(res.status).toBe(503);
+      expect(res.body.error?.code).toBe('service_unavailable');
+    } finally {
+      await server.close();
+      await tc.close();
+    }
+  });
+});
