@@ -166,8 +166,8 @@ export class GroupCommitWriter {
     if (batch.length === 1) {
       const [p] = batch;
       const code = (err as { code?: string }).code ?? '';
-      // Class 22 = data exception (e.g. JSON that PostgreSQL refuses): the sender's fault.
-      if (code.startsWith('22')) p.reject(new ValidationError('The request body was refused by the event store as invalid JSON.', { reason: (err as Error).message }, 'malformed_json'));
+      // Class 22 = data exception, class 54 = too complex (e.g. JSON nested past PostgreSQL's stack limit): the sender's.
+      if (code.startsWith('22') || code.startsWith('54')) p.reject(new ValidationError('The event store refused the request body as JSON it cannot store (invalid, or nested too deeply).', { reason: (err as Error).message }, 'malformed_json'));
       else p.reject(err);
       return;
     }

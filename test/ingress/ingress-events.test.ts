@@ -170,3 +170,26 @@ describe('ingress: event types, idempotency, filters', () => {
     });
   });
 });
+
+describe('ingress: a row PostgreSQL refuses', () => {
+  it('fails only its own request (400), not the others committed with it', async () => {
+    const tc = await createTestContainer();
+    const server = await startApiServer(tc.container, 0);
+    try {
+      const em = tc.container.orm.em.fork();
+      const { project } = await createWorkspace(em, { plan: 'growth' });
+      const { endpoint: ep, signingSecret: s } = await createEndpoint(tc.container, em, project, { isIntegration: true });
+      // Valid for JSON.parse, refused by PostgreSQL's json parser (nesting beyond its stack depth limit).
+      const bad = `{"deep":${'['.repeat(200_000)}${']'.repeat(200_000)}}`;
+      const requests = Array.from({ length: 30 }, (_, i) =>
+        i === 15 ? postHook(server.url, ep.slug, bad, { 'X-Hub-Signature-256': `sha256=${hmacHex(s, bad)}` }) : postSigned(server.url, ep.slug, s, { i }),
+      );
+      const results = await Promise.all(requests);
+      expect(results[15].status).toBe(400);
+      expect(results.filter((r) => r.status === 202)).toHaveLength(29);
+    } finally {
+      await server.close();
+      await tc.close();
+    }
+  });
+});
