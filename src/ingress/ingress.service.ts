@@ -25,16 +25,17 @@ export interface IngressRequest {
 /** Credentials are not kept in the stored copy of the headers. */
 const REDACTED_HEADERS = new Set(['authorization', 'x-codehostb-token', 'cookie']);
 
-function flattenHeaders(raw: IncomingHttpHeaders): Headers {
-  const out: Headers = {};
-  for (const [name, value] of Object.entries(raw)) out[name] = Array.isArray(value) ? value.join(', ') : value;
-  return out;
-}
-
-function storedHeaders(headers: Headers): string {
-  const copy: Headers = {};
-  for (const [name, value] of Object.entries(headers)) copy[name] = REDACTED_HEADERS.has(name) ? '[redacted]' : value;
-  return JSON.stringify(copy);
+/** Header values as single strings (repeated headers joined), and the JSON text to store, in one pass. */
+function readHeaders(raw: IncomingHttpHeaders): { headers: Headers; stored: string } {
+  const headers: Headers = {};
+  const stored: Headers = {};
+  for (const name in raw) {
+    const value = raw[name];
+    const text = Array.isArray(value) ? value.join(', ') : value;
+    headers[name] = text;
+    stored[name] = REDACTED_HEADERS.has(name) ? '[redacted]' : text;
+  }
+  return { headers, stored: JSON.stringify(stored) };
 }
 
 /**
@@ -54,7 +55,7 @@ export class Ingress {
   async receive({ slug, req, sourceIp }: IngressRequest): Promise<{ event_id: string }> {
     const endpoint = await this.cache.get(slug);
     if (!endpoint || !endpoint.isActive) throw new NotFoundError('Endpoint', slug);
-    const headers = flattenHeaders(req.headers);
+    const { headers, stored } = readHeaders(req.headers);
     assertJsonContentType(headers['content-type']);
     const raw = await readRawBody(req, this.maxBodyBytes);
 
@@ -78,7 +79,7 @@ export class Ingress {
       organizationId: endpoint.organizationId,
       eventType,
       payload: body.text,
-      headers: storedHeaders(headers),
+      headers: stored,
       sourceIp,
       idempotencyKey,
       status,
