@@ -1,7 +1,6 @@
 import type { Knex } from '@mikro-orm/postgresql';
 import { Client as PgClient } from 'pg';
 import type { AppContainer } from '../app/container';
-import { uuidv7 } from '../common/ids';
 import { NOTIFY } from '../common/notify-channels';
 import { type DeliveryToStart, startDeliveryWorkflow } from '../temporal/delivery-workflows';
 
@@ -23,7 +22,7 @@ export interface DispatcherOptions {
   pollIntervalMs?: number;
   /** The sweep restarts deliveries left unstarted for this long (fresh ones are being started by their dispatcher). */
   sweepAfterMs?: number;
-  /** Concurrent workflow starts per process. */
+  /** Concurrent workflow starts per process (a Temporal server flooded with more only answers slower). */
   startConcurrency?: number;
   /** Time limit of one workflow start (Temporal down must not stall the loop). */
   startTimeoutMs?: number;
@@ -32,60 +31,56 @@ export interface DispatcherOptions {
 const uuidArray = (ids: readonly string[]) => `{${ids.join(',')}}`;
 const knexOf = (deps: DispatcherDeps): Knex => deps.orm.em.getConnection().getKnex();
 
+/** A UUIDv7 computed by PostgreSQL (16+ has no uuidv7()): 48-bit millisecond time, version and variant bits, random rest. */
+const SQL_UUIDV7 = `encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) placing
+  substring(int8send(floor(extract(epoch from clock_timestamp()) * 1000)::bigint) from 3) from 1 for 6), 52, 1), 53, 1), 'hex')::uuid`;
+
 /**
  * Claims up to `batchSize` undispatched events and creates one delivery per
  * linked, active destination whose `event_types` is empty or holds the
- * event's type (blocked destinations leave no record). Returns the new
- * deliveries and how many events were claimed.
+ * event's type (blocked destinations leave no record), marking the events
+ * dispatched: ONE statement, so one round trip and one atomic commit.
+ * Returns the new deliveries and how many events were claimed.
  */
 export async function fanOutEvents(knex: Knex, batchSize: number): Promise<{ events: number; deliveries: DeliveryToStart[] }> {
-  return knex.transaction(async (trx) => {
-    const { rows } = await trx.raw(
-      `with claimed as (
-         select id, endpoint_id, project_id, event_type from events
-          where dispatched_at is null and status = 'received'
-          order by id limit ? for update skip locked)
+  const { rows } = await knex.raw(
+    `with claimed as (
+       select id, endpoint_id, project_id, event_type from events
+        where dispatched_at is null and status = 'received'
+        order by id limit ? for update skip locked
+     ), marked as (
+       update events set dispatched_at = now() from claimed where events.id = claimed.id returning events.id
+     ), targets as (
        select c.id as event_id, c.endpoint_id, c.project_id, c.event_type, ep.slug as endpoint_slug, t.id as destination_id
          from claimed c
          join webhook_endpoints ep on ep.id = c.endpoint_id
-         left join endpoint_destinations l on l.endpoint_id = c.endpoint_id
-         left join destinations t on t.id = l.destination_id and t.is_active
-               and (t.event_types = '[]'::jsonb or t.event_types @> to_jsonb(c.event_type))
-        order by c.id, t.id`,
-      [batchSize],
-    );
-    const eventIds = new Set<string>();
-    const deliveries: DeliveryToStart[] = [];
-    const cols = { id: [] as string[], event: [] as string[], destination: [] as string[], endpoint: [] as string[], project: [] as string[] };
-    for (const r of rows) {
-      eventIds.add(r.event_id);
-      if (!r.destination_id) continue;
-      const d: DeliveryToStart = {
-        deliveryId: uuidv7(),
-        eventId: r.event_id,
-        destinationId: r.destination_id,
-        projectId: r.project_id,
-        endpointSlug: r.endpoint_slug,
-        eventType: r.event_type,
-      };
-      deliveries.push(d);
-      cols.id.push(d.deliveryId);
-      cols.event.push(d.eventId);
-      cols.destination.push(d.destinationId);
-      cols.endpoint.push(r.endpoint_id);
-      cols.project.push(d.projectId);
-    }
-    if (eventIds.size === 0) return { events: 0, deliveries };
-    if (deliveries.length > 0) {
-      await trx.raw(
-        `insert into deliveries (id, event_id, destination_id, endpoint_id, project_id)
-         select * from unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[], ?::uuid[])`,
-        [uuidArray(cols.id), uuidArray(cols.event), uuidArray(cols.destination), uuidArray(cols.endpoint), uuidArray(cols.project)],
-      );
-    }
-    await trx.raw('update events set dispatched_at = now() where id = any(?::uuid[])', [uuidArray([...eventIds])]);
-    return { events: eventIds.size, deliveries };
-  });
+         join endpoint_destinations l on l.endpoint_id = c.endpoint_id
+         join destinations t on t.id = l.destination_id and t.is_active
+              and (t.event_types = '[]'::jsonb or t.event_types @> to_jsonb(c.event_type))
+     ), created as (
+       insert into deliveries (id, event_id, destination_id, endpoint_id, project_id)
+       select ${SQL_UUIDV7}, event_id, destination_id, endpoint_id, project_id from targets order by event_id, destination_id
+       returning id, event_id, destination_id
+     )
+     select (select count(*) from marked)::int as events, created.id as delivery_id, created.event_id, created.destination_id,
+            targets.project_id, targets.endpoint_slug, targets.event_type
+       from (select 1) one
+       left join created on true
+       left join targets on targets.event_id = created.event_id and targets.destination_id = created.destination_id
+      order by created.id`,
+    [batchSize],
+  );
+  const deliveries: DeliveryToStart[] = rows
+    .filter((r: { delivery_id: string | null }) => r.delivery_id)
+    .map((r: Record<string, string>) => ({
+      deliveryId: r.delivery_id,
+      eventId: r.event_id,
+      destinationId: r.destination_id,
+      projectId: r.project_id,
+      endpointSlug: r.endpoint_slug,
+      eventType: r.event_type,
+    }));
+  return { events: rows[0]?.events ?? 0, deliveries };
 }
 
 /** Runs `fn` over `items`, at most `limit` at a time. */
@@ -226,13 +221,14 @@ export class DeliveryDispatcher {
     } while (this.again && !this.stopped);
   }
 
-  /** Fans out every pending event; workflow starts run in the background, bounded by `startConcurrency`. */
+  /** Fans out every pending event; workflow starts run in the background, at most `startConcurrency` at once. */
   private async pass(): Promise<void> {
     const knex = knexOf(this.deps);
     for (;;) {
       const { events, deliveries } = await fanOutEvents(knex, this.opts.batchSize);
       if (deliveries.length > 0) {
-        while (this.inFlight.size >= 4) await Promise.race(this.inFlight);
+        // One batch of starts at a time (each `startConcurrency` wide) while the next batch is fanned out.
+        while (this.inFlight.size >= 1) await Promise.race(this.inFlight);
         const task = startDeliveries(this.deps, deliveries, { concurrency: this.opts.startConcurrency, timeoutMs: this.opts.startTimeoutMs })
           .catch((err) => this.deps.log.warn({ err }, 'marking started deliveries failed; the sweep retries them'))
           .finally(() => this.inFlight.delete(task));

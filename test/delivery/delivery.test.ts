@@ -51,6 +51,8 @@ describe('durable delivery (real PostgreSQL, Temporal server and worker)', () =>
     const eventId = await insertEvent(t.container, scene.endpoint, { eventType: 'push', payload: { ref: 'main' } });
     const deliveries = await waitForDeliveries(t.container, eventId, 2);
     expect(deliveries.map((d) => d.destination_id).sort()).toEqual([all.id, typed.id].sort());
+    // Ids made by PostgreSQL are UUIDv7 too (time-ordered: the id is the pagination cursor).
+    for (const d of deliveries) expect(d.id > eventId && /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab]/.test(d.id)).toBe(true);
     for (const d of deliveries) expect(await workflowResult(t.container, d.id)).toBe('success');
 
     expect(receiver.requests).toHaveLength(2);
