@@ -2,15 +2,17 @@ import type { AppContainer } from '../../src/app/container';
 import { createContainer } from '../../src/app/container';
 import { createLogger } from '../../src/common/logger';
 import { tokenFor } from '../support/api';
-import { createEndpoint, createWorkspace } from '../support/factories';
+import { startReceiver } from '../delivery/receiver';
+import { createDestination, createEndpoint, createWorkspace, linkEndpoint } from '../support/factories';
 import { postSigned } from '../support/ingress-helpers';
 import { eventually, liveClient, subscribe } from '../support/live-client';
 import { type ServiceProcess, startServiceProcess } from '../support/service-process';
 import { createTestDatabase, type TestDatabase, testConfig } from '../support/test-env';
 
 /**
- * Two API processes on one database: a subscriber on A sees events ingested
- * through B's `POST /hooks/:slug`, carried by PostgreSQL LISTEN/NOTIFY.
+ * Two processes on one database: a subscriber on A sees events ingested
+ * through B's `POST /hooks/:slug` and the attempts B's worker records,
+ * carried by PostgreSQL LISTEN/NOTIFY.
  */
 describe('subscriptions across API processes', () => {
   let db: TestDatabase;
@@ -22,7 +24,8 @@ describe('subscriptions across API processes', () => {
     db = await createTestDatabase();
     const config = testConfig({ DATABASE_URL: db.url });
     container = await createContainer(config, createLogger('silent'));
-    [a, b] = await Promise.all([startServiceProcess({ databaseUrl: db.url, command: 'api' }), startServiceProcess({ databaseUrl: db.url, command: 'api' })]);
+    // A serves the API only; B is a whole service (API, ingress and a delivery worker).
+    [a, b] = await Promise.all([startServiceProcess({ databaseUrl: db.url, command: 'api' }), startServiceProcess({ databaseUrl: db.url, command: 'start' })]);
   });
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
@@ -53,6 +56,32 @@ describe('subscriptions across API processes', () => {
       expect(got.data.eventReceived).toMatchObject({ endpointId: endpoint.id, payload: { seq: expect.any(Number) } });
     } finally {
       await client.dispose();
+    }
+  });
+
+  it('delivers the attempts B’s worker records to a subscriber on A', async () => {
+    const receiver = await startReceiver();
+    const em = container.orm.em.fork();
+    const ws = await createWorkspace(em);
+    const { endpoint, signingSecret } = await createEndpoint(container, em, ws.project);
+    const destination = await createDestination(container, em, ws.project, { webhookUrl: `${receiver.url}/hook` });
+    await linkEndpoint(em, endpoint, destination);
+    const { client } = liveClient(a.baseUrl, await tokenFor(container, ws.user.id));
+    try {
+      const sub = subscribe(client, 'subscription($d: ID) { deliveryAttemptUpdated(destinationId: $d) { eventId destinationId attemptNumber status statusCode } }', { d: destination.id });
+      const first = sub.next(20_000);
+      // As above: keep sending until the subscription is live.
+      const sent: string[] = [];
+      const sender = setInterval(() => {
+        void postSigned(b.baseUrl, endpoint.slug, signingSecret, { n: sent.length }).then((r) => sent.push(r.body.event_id ?? `status ${r.status}`));
+      }, 500);
+      const got = await first.finally(() => clearInterval(sender));
+      expect(got.errors).toBeUndefined();
+      expect(got.data.deliveryAttemptUpdated).toMatchObject({ destinationId: destination.id, attemptNumber: 1, status: 'success', statusCode: 200 });
+      await eventually(() => sent.includes(got.data.deliveryAttemptUpdated.eventId), 5000);
+    } finally {
+      await client.dispose();
+      await receiver.close();
     }
   });
 });
