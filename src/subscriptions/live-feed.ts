@@ -12,11 +12,12 @@ import { attemptRowView, eventRowView } from './rows';
  * processes by PostgreSQL LISTEN/NOTIFY (src/common/notify-channels.ts): one
  * dedicated LISTEN connection per process (reconnecting), fan-out in process.
  *
- * Events: a notification (or, while someone listens, a 1 s poll that also
- * catches `filtered` events, which ingress does not announce) triggers a scan
- * of ids newer than the last seen. Ids are UUIDv7 (time-ordered) but rows
- * from concurrent writers commit slightly out of order, so the scan starts
- * LOOKBACK_MS before the newest id seen and skips ids already delivered.
+ * Events: a notification triggers a scan of ids newer than the newest one
+ * sent (ids are UUIDv7, time-ordered: one cheap range on the primary key).
+ * Rows from concurrent writers commit slightly out of order, and `filtered`
+ * events send no notification, so while anyone listens a sweep every second
+ * re-reads from LOOKBACK_MS before the newest id and sends what it missed
+ * (ids already sent are skipped).
  * Attempts: the notification names the attempt; it is re-read by id.
  * Only subscribers of the row's project (and matching filters) receive it.
  */
@@ -45,11 +46,12 @@ export class LiveFeed {
   private pollTimer: NodeJS.Timeout | undefined;
   private readonly eventSubs = new Set<{ filter: EventFilter; since: string; channel: Channel<EventView> }>();
   private readonly attemptSubs = new Set<{ filter: AttemptFilter; channel: Channel<AttemptView> }>();
-  /** Newest event id time seen (ms); scans start LOOKBACK_MS before it. */
+  /** Newest event id sent, and its time (ms): notified scans start after it, sweeps LOOKBACK_MS before it. */
+  private newestId = uuidv7LowerBound(Date.now());
   private watermarkMs = Date.now();
   private readonly seen = new Map<string, number>();
   private scanning: Promise<void> | null = null;
-  private rescan = false;
+  private pendingScan: 'notified' | 'sweep' | null = null;
   private readonly pendingAttempts = new Set<string>();
   private attemptFlush: NodeJS.Timeout | undefined;
 
@@ -70,7 +72,7 @@ export class LiveFeed {
   /** Resolves once LISTEN is in place, so that nothing committed after a subscription starts is missed. */
   async subscribeEvents(filter: EventFilter): Promise<AsyncIterableIterator<EventView>> {
     await this.ensureListening();
-    if (this.eventSubs.size === 0) this.watermarkMs = Math.max(this.watermarkMs, Date.now());
+    if (this.eventSubs.size === 0) this.skipTo(Date.now());
     // Only events received from now on (ids are time-ordered).
     const sub = { filter, since: uuidv7LowerBound(Date.now()), channel: new Channel<EventView>(() => this.eventSubs.delete(sub)) };
     this.eventSubs.add(sub);
@@ -121,7 +123,7 @@ export class LiveFeed {
     if (this.stopped) return;
     const client = new PgClient({ connectionString: this.container.config.DATABASE_URL });
     client.on('notification', (msg) => {
-      if (msg.channel === NOTIFY.eventsCommitted) this.scheduleScan();
+      if (msg.channel === NOTIFY.eventsCommitted) this.scheduleScan('notified');
       else if (msg.channel === NOTIFY.attemptsChanged && msg.payload) this.queueAttempt(msg.payload);
     });
     const lost = (err?: Error) => {
@@ -139,7 +141,7 @@ export class LiveFeed {
       await client.query(`listen ${NOTIFY.eventsCommitted}; listen ${NOTIFY.attemptsChanged}`);
       this.listener = client;
       // Whatever committed while (re)connecting.
-      this.scheduleScan();
+      this.scheduleScan('sweep');
     } catch (err) {
       await client.end().catch(() => undefined);
       throw err;
@@ -166,35 +168,41 @@ export class LiveFeed {
         this.pollTimer = undefined;
         return;
       }
-      this.scheduleScan();
+      this.scheduleScan('sweep');
     }, POLL_MS);
     this.pollTimer.unref();
   }
 
-  private scheduleScan(): void {
+  /** Nobody listens: forget the past, so that the next subscriber's first scan starts at `ms`. */
+  private skipTo(ms: number): void {
+    this.watermarkMs = Math.max(this.watermarkMs, ms);
+    const bound = uuidv7LowerBound(this.watermarkMs);
+    if (bound > this.newestId) this.newestId = bound;
+  }
+
+  private scheduleScan(kind: 'notified' | 'sweep'): void {
     if (this.eventSubs.size === 0) {
-      this.watermarkMs = Math.max(this.watermarkMs, Date.now() - LOOKBACK_MS);
+      this.skipTo(Date.now() - LOOKBACK_MS);
       return;
     }
     if (this.scanning) {
-      this.rescan = true;
+      if (this.pendingScan !== 'sweep') this.pendingScan = kind;
       return;
     }
-    this.scanning = this.scanEvents()
+    this.scanning = this.scanEvents(kind)
       .catch((err) => this.log.warn({ err }, 'live feed could not read new events'))
       .finally(() => {
         this.scanning = null;
-        if (this.rescan) {
-          this.rescan = false;
-          this.scheduleScan();
-        }
+        const next = this.pendingScan;
+        this.pendingScan = null;
+        if (next) this.scheduleScan(next);
       });
   }
 
-  private async scanEvents(): Promise<void> {
+  private async scanEvents(kind: 'notified' | 'sweep'): Promise<void> {
     const projects = [...new Set([...this.eventSubs].map((s) => s.filter.projectId))];
     if (projects.length === 0) return;
-    let after = uuidv7LowerBound(this.watermarkMs - LOOKBACK_MS);
+    let after = kind === 'sweep' ? uuidv7LowerBound(this.watermarkMs - LOOKBACK_MS) : this.newestId;
     for (;;) {
       const { rows } = await this.knex.raw<{ rows: Array<{ id: string }> }>(
         'select id from events where id > ?::uuid and project_id = any(?::uuid[]) order by id limit ?',
@@ -220,6 +228,7 @@ export class LiveFeed {
       const ms = uuidv7Millis(event.id);
       this.seen.set(event.id, ms);
       this.watermarkMs = Math.max(this.watermarkMs, ms);
+      if (event.id > this.newestId) this.newestId = event.id;
       for (const sub of this.eventSubs) {
         const f = sub.filter;
         if (f.projectId === event.project_id && (!f.endpointId || f.endpointId === event.endpoint_id) && event.id >= sub.since) sub.channel.push(event);

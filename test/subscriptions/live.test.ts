@@ -1,4 +1,5 @@
 import type { Client } from 'graphql-ws';
+import { uuidv7, uuidv7Millis } from '../../src/common/ids';
 import { NOTIFY } from '../../src/common/notify-channels';
 import { LiveFeed } from '../../src/subscriptions/live-feed';
 import { WS_UNAUTHORIZED } from '../../src/subscriptions/ws-hooks';
@@ -70,6 +71,24 @@ describe('GraphQL subscriptions over graphql-ws', () => {
     expect((await onlyB.next()).data.eventReceived.id).toBe(b);
     await all.dispose();
     await onlyB.dispose();
+    await eventually(() => feed().subscriberCount === 0);
+  });
+
+  it('still sends events that commit out of id order or without a notification (the sweep)', async () => {
+    const { client } = open(token);
+    const sub = subscribe(client, EVENTS, { endpointId: endpointA.id });
+    await eventually(() => feed().subscriberCount === 1);
+    await new Promise((r) => setTimeout(r, 20));
+    const notified = await insertEvent(api.container, endpointA, { payload: { n: 'notified' } });
+    expect((await sub.next()).data.eventReceived.id).toBe(notified);
+    // Made before `notified` (a slower writer), committed after it, and announced by nobody.
+    const late = uuidv7(uuidv7Millis(notified) - 5);
+    await api.container.orm.em.getConnection().execute(
+      `insert into events (id, endpoint_id, project_id, organization_id, payload, headers, status) values (?, ?, ?, ?, '{"n":"late"}', '{}', 'filtered')`,
+      [late, endpointA.id, ws.project.id, ws.organization.id],
+    );
+    expect((await sub.next()).data.eventReceived).toMatchObject({ id: late, payload: { n: 'late' }, status: 'filtered' });
+    await sub.dispose();
     await eventually(() => feed().subscriberCount === 0);
   });
 
