@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createContainer } from '../src/app/container';
 import { uuidv7 } from '../src/common/ids';
@@ -83,7 +84,13 @@ function latencyStats(ingest: Map<string, number>, arrivals: Record<string, numb
 }
 
 export async function main(args: string[]): Promise<void> {
-  const opts = { events: arg(args, 'events', 2000), concurrency: arg(args, 'concurrency', 64), pacedSeconds: arg(args, 'paced-seconds', 10) };
+  const opts = {
+    events: arg(args, 'events', 2000),
+    concurrency: arg(args, 'concurrency', 64),
+    pacedSeconds: arg(args, 'paced-seconds', 10),
+    // Eager workflow start, as `relay worker` does; `--no-eager` measures the plain start.
+    eager: !args.includes('--no-eager'),
+  };
   const stops: Array<() => Promise<unknown> | unknown> = [];
   const log = createLogger('warn');
   try {
@@ -184,6 +191,7 @@ export async function main(args: string[]): Promise<void> {
 
     // The relay's outbox dispatcher, beside its worker in this process (as `relay start` runs them).
     const dispatcher = new DeliveryDispatcher(container, { startConcurrency: opts.concurrency });
+    if (opts.eager) dispatcher.useEagerStart(new Client({ connection: worker.worker.connection!, namespace: 'default' }));
     await dispatcher.start();
     stops.push(() => dispatcher.stop());
 
@@ -285,7 +293,7 @@ function writeDocSection(f: {
   date: string;
   machine: { cpus: number; node: string; load_average_1m_at_end: number };
   temporal: string;
-  options: { events: number; concurrency: number; pacedSeconds: number };
+  options: { events: number; concurrency: number; pacedSeconds: number; eager: boolean };
   ceiling_empty_workflows_per_second: number;
   end_to_end: { deliveries_per_second: number; ingest_to_first_attempt_ms: { p50_ms: number; p99_ms: number } };
   ratio_to_ceiling: number;
@@ -296,7 +304,7 @@ function writeDocSection(f: {
     '## Delivery (`npm run bench:delivery`)',
     '',
     `One run on ${f.date.slice(0, 16).replace('T', ' ')} UTC, ${f.machine.cpus} cores, Node ${f.machine.node}, Temporal: ${f.temporal}; PostgreSQL, Temporal, the relay worker + outbox dispatcher (this process) and the receiver (a child process) share the machine (1-minute load ${f.machine.load_average_1m_at_end} at the end).`,
-    `${f.options.events} events per run, ${f.options.concurrency} concurrent workflow starts; the delivery path is: events committed as ingress commits them → outbox dispatcher → one workflow per delivery → one local activity (route, transform, render, send, record) → signed POST to the receiver.`,
+    `${f.options.events} events per run, ${f.options.concurrency} concurrent workflow starts (${f.options.eager ? 'eager start for deliveries, as `relay worker` does; plain start for the empty workflows' : 'plain start for both'}); the delivery path is: events committed as ingress commits them → outbox dispatcher → one workflow per delivery → one local activity (route, transform, render, send, record) → signed POST to the receiver.`,
     '',
     '| measure | value |',
     '|---|---|',

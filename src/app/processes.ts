@@ -1,3 +1,4 @@
+import { Client } from '@temporalio/client';
 import type { AppContainer } from './container';
 import { type ApiServer, startApiServer } from '../http/server';
 import { startRelayWorker } from '../worker/worker';
@@ -30,5 +31,6 @@ export async function startWorkerProcess(container: AppContainer, taskQueue?: st
   container.onClose(() => dispatcher.stop());
   const worker = await startRelayWorker(container, { taskQueue });
   container.onClose(() => worker.stop());
+  dispatcher.useEagerStart(new Client({ connection: worker.worker.connection!, namespace: container.config.TEMPORAL_NAMESPACE }));
   await ensureRetentionSchedule(container.temporal, taskQueue ?? container.config.TEMPORAL_TASK_QUEUE, container.log);
 }

@@ -1,4 +1,5 @@
 import type { Knex } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
 import { Client as PgClient } from 'pg';
 import type { AppContainer } from '../app/container';
 import { NOTIFY } from '../common/notify-channels';
@@ -109,10 +110,10 @@ async function mapConcurrent<T, R>(items: readonly T[], limit: number, fn: (item
 export async function startDeliveries(
   deps: DispatcherDeps,
   deliveries: readonly DeliveryToStart[],
-  opts: { concurrency?: number; timeoutMs?: number; knex?: Knex } = {},
+  opts: { concurrency?: number; timeoutMs?: number; knex?: Knex; eager?: boolean } = {},
 ): Promise<number> {
   if (deliveries.length === 0) return 0;
-  const startOpts = { taskQueue: deps.config.TEMPORAL_TASK_QUEUE, attemptTimeoutMs: deps.config.RELAY_DELIVERY_TIMEOUT_MS };
+  const startOpts = { taskQueue: deps.config.TEMPORAL_TASK_QUEUE, attemptTimeoutMs: deps.config.RELAY_DELIVERY_TIMEOUT_MS, eager: opts.eager };
   const timeoutMs = opts.timeoutMs ?? 5000;
   const results = await mapConcurrent(deliveries, opts.concurrency ?? 64, (d) =>
     deps.temporal.connection.withDeadline(Date.now() + timeoutMs, () => startDeliveryWorkflow(deps.temporal, startOpts, d)),
@@ -131,7 +132,7 @@ export async function startDeliveries(
 /** Starts queued deliveries left unstarted for `olderThanMs` (locked, so each is swept by one process at a time). */
 export async function sweepUnstarted(
   deps: DispatcherDeps,
-  opts: { olderThanMs: number; batchSize: number; concurrency?: number; timeoutMs?: number },
+  opts: { olderThanMs: number; batchSize: number; concurrency?: number; timeoutMs?: number; eager?: boolean },
 ): Promise<number> {
   return knexOf(deps).transaction(async (trx) => {
     const { rows } = await trx.raw(
@@ -167,9 +168,10 @@ export class DeliveryDispatcher {
   private stopped = false;
   private lastSweep = 0;
   private readonly inFlight = new Set<Promise<unknown>>();
+  private eager = false;
 
   constructor(
-    private readonly deps: DispatcherDeps,
+    private deps: DispatcherDeps,
     opts: DispatcherOptions = {},
   ) {
     this.opts = {
@@ -195,6 +197,16 @@ export class DeliveryDispatcher {
     await Promise.allSettled([...this.inFlight]);
     await this.listener?.end().catch(() => undefined);
     this.listener = null;
+  }
+
+  /**
+   * Once this process's worker runs: start workflows through a client on the
+   * worker's NativeConnection with eager start, so each delivery's first
+   * workflow task goes straight to this worker.
+   */
+  useEagerStart(workerClient: Client): void {
+    this.deps = { ...this.deps, temporal: workerClient };
+    this.eager = true;
   }
 
   /** Runs a dispatch pass now, or right after the one in progress. */
@@ -229,7 +241,7 @@ export class DeliveryDispatcher {
       if (deliveries.length > 0) {
         // One batch of starts at a time (each `startConcurrency` wide) while the next batch is fanned out.
         while (this.inFlight.size >= 1) await Promise.race(this.inFlight);
-        const task = startDeliveries(this.deps, deliveries, { concurrency: this.opts.startConcurrency, timeoutMs: this.opts.startTimeoutMs })
+        const task = startDeliveries(this.deps, deliveries, { concurrency: this.opts.startConcurrency, timeoutMs: this.opts.startTimeoutMs, eager: this.eager })
           .catch((err) => this.deps.log.warn({ err }, 'marking started deliveries failed; the sweep retries them'))
           .finally(() => this.inFlight.delete(task));
         this.inFlight.add(task);
@@ -243,6 +255,7 @@ export class DeliveryDispatcher {
         batchSize: this.opts.batchSize,
         concurrency: this.opts.startConcurrency,
         timeoutMs: this.opts.startTimeoutMs,
+        eager: this.eager,
       });
     }
   }

@@ -16,6 +16,12 @@ export interface DeliveryToStart {
 export interface DeliveryStartOptions {
   taskQueue: string;
   attemptTimeoutMs: number;
+  /**
+   * Eager start: the server hands the first workflow task straight back to the
+   * worker sharing the client's NativeConnection (no task-queue round trip);
+   * it falls back to the task queue when that worker has no free slot.
+   */
+  eager?: boolean;
 }
 
 /** Deterministic: one delivery, one workflow id, whichever process starts it and however often. */
@@ -51,6 +57,7 @@ export async function startDeliveryWorkflow(
       args: [{ deliveryId: d.deliveryId, attemptTimeoutMs: opts.attemptTimeoutMs }],
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+      requestEagerStart: opts.eager,
       typedSearchAttributes: [
         { key: keys.eventId, value: d.eventId },
         { key: keys.destinationId, value: d.destinationId },
