@@ -28,9 +28,13 @@ export async function startWorkerProcess(container: AppContainer, taskQueue?: st
   // The dispatcher first: fan-out needs only PostgreSQL, so deliveries appear while the worker connects.
   const dispatcher = new DeliveryDispatcher(container);
   await dispatcher.start();
-  container.onClose(() => dispatcher.stop());
-  const worker = await startRelayWorker(container, { taskQueue });
+  const worker = await startRelayWorker(container, { taskQueue }).catch(async (err) => {
+    await dispatcher.stop();
+    throw err;
+  });
   container.onClose(() => worker.stop());
+  // Eager starts go through the worker's connection, so the dispatcher stops before the worker (closers run last first).
   dispatcher.useEagerStart(new Client({ connection: worker.worker.connection!, namespace: container.config.TEMPORAL_NAMESPACE }));
+  container.onClose(() => dispatcher.stop());
   await ensureRetentionSchedule(container.temporal, taskQueue ?? container.config.TEMPORAL_TASK_QUEUE, container.log);
 }
