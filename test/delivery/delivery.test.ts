@@ -5,6 +5,7 @@ import { cancelDelivery, listDeadLetters, replayDeadLetters, replayEvent } from 
 import { listAttempts, listAttemptsQuery } from '../../src/deliveries/delivery-query.service';
 import { closeHttpAgents } from '../../src/sending/http-client';
 import { deliveryWorkflowId, startDeliveryWorkflow } from '../../src/temporal/delivery-workflows';
+import { Worker } from '@temporalio/worker';
 import { type RelayWorker, startRelayWorker } from '../../src/worker/worker';
 import { insertEvent } from '../support/factories';
 import { createTestContainer, type TestContainer } from '../support/test-env';
@@ -135,6 +136,9 @@ describe('durable delivery (real PostgreSQL, Temporal server and worker)', () =>
     const [done] = await deliveriesOf(t.container, eventId);
     expect(done).toMatchObject({ status: 'success', attempt_count: 3, dead_lettered_at: null });
     expect(receiver.requests).toHaveLength(3);
+    // The workflow code is deterministic: its recorded history replays without a divergence.
+    const history = await t.container.temporal.workflow.getHandle(deliveryWorkflowId(delivery.id)).fetchHistory();
+    await expect(Worker.runReplayHistory({ workflowsPath: require.resolve('../../workflows') }, history)).resolves.toBeUndefined();
   });
 
   it('dead-letters after the last attempt, and a replay from the dead-letter queue succeeds', async () => {
