@@ -47,7 +47,7 @@ export const pushTemplate = {
         { type: 'header', text: { type: 'plain_text', text: '{{ .Payload.repository.full_name }}: push to {{ replace .Payload.ref "refs/heads/" "" }}' } },
         {
           type: 'section',
-          text: { type: 'mrkdwn', text: '{{ range .Payload.commits }}• <{{ .url }}|{{ truncate .id 7 "" }}> {{ slack_escape .message | truncate 60 }}\n{{ end }}' },
+          text: { type: 'mrkdwn', text: '{{ range .Payload.commits }}• <{{ .url }}|{{ truncate .id 7 "" }}> {{ mrkdwn_escape .message | truncate 60 }}\n{{ end }}' },
         },
         { type: 'divider' },
         { type: 'context', elements: [{ type: 'mrkdwn', text: 'pushed by *{{ .Payload.pusher.name }}*' }] },

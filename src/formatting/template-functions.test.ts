@@ -33,7 +33,7 @@ describe('template functions', () => {
     ['date invalid passes through', f.date('not a date'), 'not a date'],
     ['markdown_escape', f.markdown_escape('*bold* _x_ `c` [l](u) ~s~ |p| > q # h \\'), '\\*bold\\* \\_x\\_ \\`c\\` \\[l\\]\\(u\\) \\~s\\~ \\|p\\| \\> q \\# h \\\\'],
     ['html_escape', toText(f.html_escape('<a href="x">&</a>')), '&lt;a href=&quot;x&quot;&gt;&amp;&lt;/a&gt;'],
-    ['slack_escape', f.slack_escape('<!channel> & <http://x|y>'), '&lt;!channel&gt; &amp; &lt;http://x|y&gt;'],
+    ['mrkdwn_escape', f.mrkdwn_escape('<!channel> & <http://x|y>'), '&lt;!channel&gt; &amp; &lt;http://x|y&gt;'],
     ['urlencode', f.urlencode('a b/ü'), 'a%20b%2F%C3%BC'],
     ['replace', f.replace('a-b-c', '-', '+'), 'a+b+c'],
     ['len of array', String(f.len([1, 2, 3])), '3'],

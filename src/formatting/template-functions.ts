@@ -136,7 +136,7 @@ export const TEMPLATE_FUNCTIONS = {
   date: formatDate,
   markdown_escape: (v: unknown) => toText(v).replace(/[\\*_~`|>[\]()#]/g, '\\$&'),
   html_escape: (v: unknown) => new SafeHtml(escapeHtml(toText(v))),
-  slack_escape: (v: unknown) => toText(v).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'),
+  mrkdwn_escape: (v: unknown) => toText(v).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'),
   urlencode: (v: unknown) => encodeURIComponent(toText(v)),
   replace: (v: unknown, search?: unknown, replacement?: unknown) => toText(v).split(toText(search)).join(toText(replacement)),
   len: (v: unknown) =>
