@@ -76,5 +76,5 @@ describe('Temporal down at ingress time', () => {
       expect((await attemptsOf(t.container, rows[0].id)).map((a) => a.status)).toEqual(['success']);
     }
     expect(receiver.requests.map((r) => JSON.parse(r.body).n).sort()).toEqual([0, 1, 2]);
-  });
+  }, 120_000);
 });

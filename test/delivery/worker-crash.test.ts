@@ -45,5 +45,5 @@ describe('a worker killed with SIGKILL while a delivery waits for its retry', ()
       [2, 'success', 200],
     ]);
     expect(receiver.requests).toHaveLength(2);
-  });
+  }, 120_000);
 });
