@@ -1,16 +1,17 @@
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 
 /**
  * UUID version 7: time-ordered, so primary-key indexes stay append-mostly and
  * `id` doubles as a stable cursor for pagination (newest first = id descending).
+ * Built on randomUUID() (whose random bits come from a cached entropy pool,
+ * several times cheaper per id than randomBytes on the ingress hot path): the
+ * 48-bit millisecond timestamp replaces the first 12 hex digits, and the
+ * version nibble becomes 7; the variant bits are already RFC 4122's.
  */
 export function uuidv7(now: number = Date.now()): string {
-  const bytes = randomBytes(16);
-  bytes.writeUIntBE(now, 0, 6);
-  bytes[6] = (bytes[6] & 0x0f) | 0x70;
-  bytes[8] = (bytes[8] & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  const random = randomUUID();
+  const ts = Math.max(0, Math.floor(now)).toString(16).padStart(12, '0').slice(-12);
+  return `${ts.slice(0, 8)}-${ts.slice(8, 12)}-7${random.slice(15)}`;
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
