@@ -24,9 +24,5 @@ export function roleAllows(role: Role, permission: Permission): boolean {
   return RANK[role] >= RANK[PERMISSIONS[permission]];
 }
 
-export function roleAtLeast(role: Role, minimum: Role): boolean {
-  return RANK[role] >= RANK[minimum];
-}
-
 /** The role an API key acts with inside its own project. */
 export const API_KEY_ROLE: Role = 'developer';

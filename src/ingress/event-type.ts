@@ -1,6 +1,5 @@
-import { ValidationError } from '../common/errors';
-import { type EndpointProvider, LOGICS, type TypingRule } from '../common/types';
-import { evaluateConditions, validateCondition } from '../conditions/conditions';
+import type { EndpointProvider, TypingRule } from '../common/types';
+import { evaluateConditions } from '../conditions/conditions';
 import { type ConditionInput, getPath, parseFieldRef, resolveField } from '../conditions/field-path';
 
 /** Typing rules per endpoint (SPEC Limits). */
@@ -74,32 +73,4 @@ export function extractEventType(config: TypingConfig, input: ConditionInput): s
     if (value) return value;
   }
   return '';
-}
-
-/** For the code that saves an endpoint's typing rules: at most 10, each well-formed (400 otherwise). */
-export function validateTypingRules(rules: unknown): asserts rules is TypingRule[] {
-  const fail = (i: number, problem: string) => {
-    throw new ValidationError(`typing_rules[${i}]: ${problem}.`, { field: `typing_rules[${i}]` });
-  };
-  if (!Array.isArray(rules)) throw new ValidationError('typing_rules must be an array.', { field: 'typing_rules' });
-  if (rules.length > MAX_TYPING_RULES) {
-    throw new ValidationError(`At most ${MAX_TYPING_RULES} typing rules per endpoint.`, { field: 'typing_rules', max: MAX_TYPING_RULES });
-  }
-  rules.forEach((rule: Partial<TypingRule>, i) => {
-    if (typeof rule?.name !== 'string' || rule.name.trim() === '') fail(i, 'name is required');
-    if (rule.logic !== undefined && !(LOGICS as readonly string[]).includes(rule.logic)) fail(i, 'logic must be AND or OR');
-    if (rule.separator !== undefined && typeof rule.separator !== 'string') fail(i, 'separator must be a string');
-    if (rule.conditions !== undefined && !Array.isArray(rule.conditions)) fail(i, 'conditions must be an array');
-    (rule.conditions ?? []).forEach((c, j) => {
-      const problem = validateCondition(c);
-      if (problem) fail(i, `conditions[${j}]: ${problem}`);
-    });
-    if (!Array.isArray(rule.parts) || rule.parts.length === 0) fail(i, 'parts must be a non-empty array');
-    rule.parts!.forEach((part, j) => {
-      const ok =
-        (part && 'literal' in part && typeof part.literal === 'string') ||
-        (part && 'path' in part && typeof part.path === 'string' && parseFieldRef(part.path) !== null);
-      if (!ok) fail(i, `parts[${j}] must be {"literal": "<text>"} or {"path": "body.<dot.path>" | "header.<Name>"}`);
-    });
-  });
 }

@@ -5,6 +5,7 @@ import { cursorFilter, type Page, type PageRequest, toPage } from '../common/pag
 import type { OrganizationContext, ProjectContext, RequestContext } from '../common/request-context';
 import { SLUG_PATTERN, slugify } from '../common/slug';
 import { DEFAULT_HEADER_PREFIX } from '../common/types';
+import { notifyProjectChanged } from '../ingress/endpoint-cache';
 import { OrganizationMember } from '../organizations/organization-member.entity';
 import { User } from '../users/user.entity';
 import { Project } from './project.entity';
@@ -103,11 +104,14 @@ export async function updateProject(ctx: ProjectContext, input: UpdateProjectInp
 export async function archiveProject(ctx: ProjectContext): Promise<ProjectView> {
   ctx.project.archivedAt ??= new Date();
   await ctx.em.flush();
+  // Ingress caches endpoints with their project's state: an archived project's slugs answer 404 at once.
+  await notifyProjectChanged(ctx.em, ctx.project.id);
   return toProjectView(ctx.project);
 }
 
 export async function restoreProject(ctx: ProjectContext): Promise<ProjectView> {
   ctx.project.archivedAt = null;
   await ctx.em.flush();
+  await notifyProjectChanged(ctx.em, ctx.project.id);
   return toProjectView(ctx.project);
 }

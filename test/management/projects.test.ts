@@ -1,8 +1,9 @@
+import { createHmac } from 'node:crypto';
 import { ApiKey } from '../../src/api-keys/api-key.entity';
 import { hashToken } from '../../src/common/secret-box';
 import { OrganizationMember } from '../../src/organizations/organization-member.entity';
 import { gql, rest, startTestApi, type TestApi, tokenFor } from '../support/api';
-import { createWorkspace, type Workspace } from '../support/factories';
+import { createEndpoint, createWorkspace, type Workspace } from '../support/factories';
 
 describe('projects over REST and GraphQL', () => {
   let api: TestApi;
@@ -85,6 +86,20 @@ describe('projects over REST and GraphQL', () => {
     expect(listed.body.data.map((p: { id: string }) => p.id)).not.toContain(owner.project.id);
     const restored = await rest(api.baseUrl, 'POST', `/v1/projects/${owner.project.id}/restore`, { token: ownerToken });
     expect(restored.body.archived_at).toBeNull();
+  });
+
+  it('makes an archived project’s endpoints answer 404 at ingress at once, and a restored one accept again', async () => {
+    const { endpoint, signingSecret } = await createEndpoint(api.container, api.container.orm.em.fork(), owner.project);
+    const send = () => {
+      const body = JSON.stringify({ hello: 'world' });
+      const signature = `sha256=${createHmac('sha256', signingSecret).update(body).digest('hex')}`;
+      return rest(api.baseUrl, 'POST', `/hooks/${endpoint.slug}`, { body, headers: { 'x-service-signature': signature } });
+    };
+    expect((await send()).status).toBe(202);
+    expect((await rest(api.baseUrl, 'DELETE', `/v1/projects/${owner.project.id}`, { token: ownerToken })).status).toBe(200);
+    expect((await send()).status).toBe(404);
+    expect((await rest(api.baseUrl, 'POST', `/v1/projects/${owner.project.id}/restore`, { token: ownerToken })).status).toBe(200);
+    expect((await send()).status).toBe(202);
   });
 
   it('lets a project API key see only its own project', async () => {
