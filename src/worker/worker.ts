@@ -51,7 +51,6 @@ export async function startRelayWorker(container: AppContainer, opts: { taskQueu
     maxConcurrentActivityTaskExecutions: 200,
     maxConcurrentWorkflowTaskExecutions: 100,
     maxCachedWorkflows: 2000,
-    bundlerOptions: { ignoreModules: [] },
   });
   const run = worker.run();
   return {
