@@ -2,6 +2,7 @@ import { ApolloServer, HeaderMap } from '@apollo/server';
 import type { GraphQLSchema } from 'graphql';
 import type { Context, Middleware } from 'koa';
 import type { AppContainer } from '../app/container';
+import { readJsonBody } from '../http/json-body';
 import { createGraphQLContext, type GraphQLContext } from './context';
 import { formatGraphQLError } from './format-error';
 
@@ -24,7 +25,7 @@ export function createApolloServer(schema: GraphQLSchema, plugins: ConstructorPa
 export function graphqlMiddleware(container: AppContainer, apollo: ApolloServer<GraphQLContext>, maxBodyBytes = 1024 * 1024): Middleware {
   return async (ctx: Context, next) => {
     if (ctx.path !== '/graphql') return next();
-    const body = ctx.method === 'POST' ? await readJson(ctx, maxBodyBytes) : undefined;
+    const body = ctx.method === 'POST' ? await readJsonBody(ctx.req, maxBodyBytes) : undefined;
     const headers = new HeaderMap();
     for (const [key, value] of Object.entries(ctx.headers)) {
       if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
@@ -48,20 +49,4 @@ export function graphqlMiddleware(container: AppContainer, apollo: ApolloServer<
     for await (const chunk of response.body.asyncIterator) chunks.push(chunk);
     ctx.body = chunks.join('');
   };
-}
-
-async function readJson(ctx: Context, maxBytes: number): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req) {
-    size += (chunk as Buffer).length;
-    if (size > maxBytes) ctx.throw(413, 'GraphQL request body is too large.');
-    chunks.push(chunk as Buffer);
-  }
-  if (size === 0) return undefined;
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    ctx.throw(400, 'GraphQL request body is not valid JSON.');
-  }
 }

@@ -1,35 +1,55 @@
 import type { IncomingMessage } from 'node:http';
 import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../common/errors';
 
-/** `application/json`, any `+json` type, any parameters (charset…). */
+/** RULINGS §21: `application/json` or any `+json` type, any parameters (charset). */
 export function isJsonContentType(contentType: string | undefined): boolean {
   if (!contentType) return false;
-  const type = contentType.split(';')[0].trim().toLowerCase();
+  const type = contentType.split(';', 1)[0].trim().toLowerCase();
   return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
 }
 
-/** Reads the raw body, refusing more than `limit` bytes (413) without buffering the excess. */
+export function assertJsonContentType(contentType: string | undefined): void {
+  if (!isJsonContentType(contentType)) throw new UnsupportedMediaTypeError(contentType);
+}
+
+/**
+ * The body exactly as sent (signatures are checked against these bytes),
+ * refused with 413 as soon as it passes `limit`: up front from
+ * Content-Length, else while streaming.
+ */
 export async function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) throw new PayloadTooLargeError(limit);
+  if (Number.isFinite(declared) && declared > limit) {
+    req.resume();
+    throw new PayloadTooLargeError(limit);
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > limit) throw new PayloadTooLargeError(limit);
+    if (size > limit) {
+      req.resume();
+      throw new PayloadTooLargeError(limit);
+    }
     chunks.push(chunk as Buffer);
   }
   return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
 }
 
-/** Reads and parses a JSON request body; an empty body is `undefined`. */
+/** The parsed body and its text (stored as-is in the `json` payload column). */
+export function parseJsonBody(raw: Buffer): { text: string; value: unknown } {
+  const text = raw.toString('utf8');
+  try {
+    return { text, value: JSON.parse(text) };
+  } catch (err) {
+    throw new ValidationError('Request body is not valid JSON.', { reason: (err as Error).message }, 'malformed_json');
+  }
+}
+
+/** Reads and parses a JSON request body for the management API; an empty body is `undefined`. */
 export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
   const raw = await readRawBody(req, limit);
   if (raw.length === 0) return undefined;
-  if (!isJsonContentType(req.headers['content-type'])) throw new UnsupportedMediaTypeError(req.headers['content-type']);
-  try {
-    return JSON.parse(raw.toString('utf8'));
-  } catch (err) {
-    throw new ValidationError(`The body is not valid JSON: ${(err as Error).message}`, undefined, 'malformed_json');
-  }
+  assertJsonContentType(req.headers['content-type']);
+  return parseJsonBody(raw).value;
 }

@@ -14,7 +14,7 @@ import { GroupCommitWriter } from './event-writer';
 import { passesFilters } from './filters';
 import { deriveIdempotencyKey } from './idempotency';
 import { IngressRateLimiter } from './rate-limiter';
-import { assertJsonContentType, parseJsonBody, readRawBody } from './raw-body';
+import { assertJsonContentType, parseJsonBody, readRawBody } from '../http/json-body';
 
 export interface IngressRequest {
   slug: string;

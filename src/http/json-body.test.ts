@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { IncomingMessage } from 'node:http';
-import { isJsonContentType, parseJsonBody, readRawBody } from './raw-body';
+import { isJsonContentType, parseJsonBody, readRawBody } from './json-body';
 
 const request = (chunks: string[], headers: Record<string, string> = {}) =>
   Object.assign(Readable.from(chunks.map((c) => Buffer.from(c))), { headers }) as unknown as IncomingMessage;
