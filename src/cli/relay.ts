@@ -23,7 +23,7 @@ const USAGE = `relay <command>
   migrate            apply database migrations and register Temporal search attributes
   emit-schema        write the GraphQL SDL to schema/schema.graphql
   bundle-workflows   pre-bundle workflow code for production workers
-  bench <name>       run a benchmark (ingress, delivery, render)`;
+  bench <name>       run a benchmark (ingress, delivery, render, sending)`;
 
 function config(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = env.RELAY_DATA_DIR ?? '.relay';
