@@ -2,40 +2,38 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TypingRule } from '../../src/common/types';
 import type { WebhookEndpoint } from '../../src/endpoints/endpoint.entity';
 import { notifyEndpointChanged } from '../../src/ingress/endpoint-cache';
-import { type ApiServer, startApiServer } from '../../src/http/server';
+import { startApiServer } from '../../src/http/server';
 import type { Project } from '../../src/projects/project.entity';
 import { createEndpoint, createWorkspace } from '../support/factories';
 import { createFilterGroup, hmacHex, postHook, postSigned } from '../support/ingress-helpers';
-import { createTestContainer, type TestContainer } from '../support/test-env';
+import { startTestApi, type TestApi } from '../support/api';
+import { createTestContainer } from '../support/test-env';
 
 describe('ingress: event types, idempotency, filters', () => {
-  let tc: TestContainer;
-  let server: ApiServer;
+  let api: TestApi;
   let em: EntityManager;
   let project: Project;
 
   beforeAll(async () => {
-    tc = await createTestContainer();
-    server = await startApiServer(tc.container, 0);
-    em = tc.container.orm.em.fork();
+    api = await startTestApi();
+    em = api.container.orm.em.fork();
     ({ project } = await createWorkspace(em, { plan: 'growth' }));
   });
 
   afterAll(async () => {
-    await server?.close();
-    await tc?.close();
+    await api?.close();
   });
 
   const event = async (id: string) => (await em.getConnection().execute('select event_type, status, idempotency_key, dispatched_at from events where id = ?', [id]))[0];
   const count = async (endpointId: string) => Number((await em.getConnection().execute('select count(*)::int as n from events where endpoint_id = ?', [endpointId]))[0].n);
-  const endpoint = (fields: Partial<WebhookEndpoint> = {}) => createEndpoint(tc.container, em, project, fields);
+  const endpoint = (fields: Partial<WebhookEndpoint> = {}) => createEndpoint(api.container, em, project, fields);
 
   describe('event type extraction', () => {
     it('follows the order: provider header, configured header, event_type_path, X-Event-Type, typing rules', async () => {
       const rules: TypingRule[] = [{ name: 'r', logic: 'AND', conditions: [{ field: 'body.kind', operator: 'exists' }], parts: [{ literal: 'rule' }, { path: 'body.kind' }] }];
       const { endpoint: ep, signingSecret: s } = await endpoint({ eventTypeHeader: 'X-My-Type', eventTypePath: 'meta.type', typingRules: rules });
       const send = async (payload: unknown, headers: Record<string, string> = {}) => {
-        const res = await postSigned(server.url, ep.slug, s, payload, headers);
+        const res = await postSigned(api.baseUrl, ep.slug, s, payload, headers);
         expect(res.status).toBe(202);
         return (await event(res.body.event_id!)).event_type;
       };
@@ -52,18 +50,18 @@ describe('ingress: event types, idempotency, filters', () => {
       const { endpoint: pay, signingSecret: ps } = await endpoint({ provider: 'payments_a' });
       const body = JSON.stringify({ id: 'evt_typed', type: 'invoice.paid' });
       const t = Math.floor(Date.now() / 1000);
-      const res = await postHook(server.url, pay.slug, body, { 'PaymentsA-Signature': `t=${t},v1=${hmacHex(ps, `${t}.`, body)}` });
+      const res = await postHook(api.baseUrl, pay.slug, body, { 'PaymentsA-Signature': `t=${t},v1=${hmacHex(ps, `${t}.`, body)}` });
       expect(res.status).toBe(202);
       expect(await event(res.body.event_id!)).toMatchObject({ event_type: 'invoice.paid', idempotency_key: 'evt_typed' });
     });
 
     it('applies changed typing rules to new events only', async () => {
       const { endpoint: ep, signingSecret: s } = await endpoint({ typingRules: [{ name: 'v1', logic: 'AND', conditions: [], parts: [{ literal: 'old' }] }] });
-      const first = await postSigned(server.url, ep.slug, s, { a: 1 });
+      const first = await postSigned(api.baseUrl, ep.slug, s, { a: 1 });
       ep.typingRules = [{ name: 'v2', logic: 'AND', conditions: [], parts: [{ literal: 'new' }, { path: 'body.a' }], separator: '-' }];
       await em.flush();
       await notifyEndpointChanged(em, ep.id);
-      const second = await postSigned(server.url, ep.slug, s, { a: 2 });
+      const second = await postSigned(api.baseUrl, ep.slug, s, { a: 2 });
       expect((await event(first.body.event_id!)).event_type).toBe('old');
       expect((await event(second.body.event_id!)).event_type).toBe('new-2');
     });
@@ -72,26 +70,26 @@ describe('ingress: event types, idempotency, filters', () => {
   describe('idempotency', () => {
     it('answers a repeated X-Idempotency-Key with 409 and the first event id; keys are per endpoint', async () => {
       const { endpoint: ep, signingSecret: s } = await endpoint();
-      const first = await postSigned(server.url, ep.slug, s, { n: 1 }, { 'X-Idempotency-Key': 'order-1' });
+      const first = await postSigned(api.baseUrl, ep.slug, s, { n: 1 }, { 'X-Idempotency-Key': 'order-1' });
       expect(first.status).toBe(202);
-      const again = await postSigned(server.url, ep.slug, s, { n: 2 }, { 'X-Idempotency-Key': 'order-1' });
+      const again = await postSigned(api.baseUrl, ep.slug, s, { n: 2 }, { 'X-Idempotency-Key': 'order-1' });
       expect(again.status).toBe(409);
       expect(again.body.error).toMatchObject({ code: 'duplicate_event', details: { event_id: first.body.event_id } });
       expect(await count(ep.id)).toBe(1);
       const { endpoint: other, signingSecret: os } = await endpoint();
-      expect((await postSigned(server.url, other.slug, os, { n: 1 }, { 'X-Idempotency-Key': 'order-1' })).status).toBe(202);
-      expect((await postSigned(server.url, ep.slug, s, { n: 3 })).status).toBe(202);
-      expect((await postSigned(server.url, ep.slug, s, { n: 4 })).status).toBe(202);
+      expect((await postSigned(api.baseUrl, other.slug, os, { n: 1 }, { 'X-Idempotency-Key': 'order-1' })).status).toBe(202);
+      expect((await postSigned(api.baseUrl, ep.slug, s, { n: 3 })).status).toBe(202);
+      expect((await postSigned(api.baseUrl, ep.slug, s, { n: 4 })).status).toBe(202);
     });
 
     it('uses the provider delivery id: X-CodehostA-Delivery header, chat_a event_id, tracker_b webhookId', async () => {
       const { endpoint: plain, signingSecret: s } = await endpoint();
-      expect((await postSigned(server.url, plain.slug, s, { a: 1 }, { 'X-CodehostA-Delivery': 'd-1' })).status).toBe(202);
-      expect((await postSigned(server.url, plain.slug, s, { a: 1 }, { 'X-CodehostA-Delivery': 'd-1' })).status).toBe(409);
+      expect((await postSigned(api.baseUrl, plain.slug, s, { a: 1 }, { 'X-CodehostA-Delivery': 'd-1' })).status).toBe(202);
+      expect((await postSigned(api.baseUrl, plain.slug, s, { a: 1 }, { 'X-CodehostA-Delivery': 'd-1' })).status).toBe(409);
       for (const [provider, payload] of [['chat_a', { event_id: 'Ev01' }], ['tracker_b', { webhookId: 'wh-1' }]] as const) {
         const { endpoint: ep, signingSecret: ss } = await endpoint({ provider });
-        expect((await postSigned(server.url, ep.slug, ss, payload)).status).toBe(202);
-        const dup = await postSigned(server.url, ep.slug, ss, payload);
+        expect((await postSigned(api.baseUrl, ep.slug, ss, payload)).status).toBe(202);
+        const dup = await postSigned(api.baseUrl, ep.slug, ss, payload);
         expect(dup.status).toBe(409);
         expect(await count(ep.id)).toBe(1);
       }
@@ -99,7 +97,7 @@ describe('ingress: event types, idempotency, filters', () => {
 
     it('is race-safe: concurrent duplicates store one event and every other request gets 409 with its id', async () => {
       const { endpoint: ep, signingSecret: s } = await endpoint();
-      const results = await Promise.all(Array.from({ length: 40 }, (_, i) => postSigned(server.url, ep.slug, s, { i }, { 'X-Idempotency-Key': 'same' })));
+      const results = await Promise.all(Array.from({ length: 40 }, (_, i) => postSigned(api.baseUrl, ep.slug, s, { i }, { 'X-Idempotency-Key': 'same' })));
       const accepted = results.filter((r) => r.status === 202);
       expect(accepted).toHaveLength(1);
       const conflicts = results.filter((r) => r.status === 409);
@@ -110,7 +108,7 @@ describe('ingress: event types, idempotency, filters', () => {
 
     it('mixes duplicates and fresh keys in concurrent batches without confusing them', async () => {
       const { endpoint: ep, signingSecret: s } = await endpoint();
-      const results = await Promise.all(Array.from({ length: 60 }, (_, i) => postSigned(server.url, ep.slug, s, { i }, { 'X-Idempotency-Key': `k-${i % 20}` })));
+      const results = await Promise.all(Array.from({ length: 60 }, (_, i) => postSigned(api.baseUrl, ep.slug, s, { i }, { 'X-Idempotency-Key': `k-${i % 20}` })));
       expect(results.filter((r) => r.status === 202)).toHaveLength(20);
       expect(results.filter((r) => r.status === 409)).toHaveLength(40);
       const rows: Array<{ id: string; idempotency_key: string }> = await em.getConnection().execute('select id, idempotency_key from events where endpoint_id = ?', [ep.id]);
@@ -133,7 +131,7 @@ describe('ingress: event types, idempotency, filters', () => {
       await createFilterGroup(em, ep, { isEnabled: false, conditions: [] });
       await notifyEndpointChanged(em, ep.id);
       const statusOf = async (payload: unknown, headers: Record<string, string> = {}) => {
-        const res = await postSigned(server.url, ep.slug, s, payload, headers);
+        const res = await postSigned(api.baseUrl, ep.slug, s, payload, headers);
         expect(res.status).toBe(202);
         return (await event(res.body.event_id!)).status;
       };
@@ -147,7 +145,7 @@ describe('ingress: event types, idempotency, filters', () => {
 
     it('passes everything when the endpoint has no groups', async () => {
       const { endpoint: ep, signingSecret: s } = await endpoint();
-      const res = await postSigned(server.url, ep.slug, s, { anything: true });
+      const res = await postSigned(api.baseUrl, ep.slug, s, { anything: true });
       expect((await event(res.body.event_id!)).status).toBe('received');
     });
 
@@ -155,7 +153,7 @@ describe('ingress: event types, idempotency, filters', () => {
       const { endpoint: ep, signingSecret: s } = await endpoint();
       await createFilterGroup(em, ep, { conditions: [{ field: 'body.a', operator: 'regex', value: '(unclosed' }] });
       await notifyEndpointChanged(em, ep.id);
-      const res = await postSigned(server.url, ep.slug, s, { a: '(unclosed' });
+      const res = await postSigned(api.baseUrl, ep.slug, s, { a: '(unclosed' });
       expect(res.status).toBe(202);
       expect((await event(res.body.event_id!)).status).toBe('filtered');
     });
@@ -164,7 +162,7 @@ describe('ingress: event types, idempotency, filters', () => {
       const { endpoint: ep, signingSecret: s } = await endpoint();
       await createFilterGroup(em, ep, { conditions: [{ field: 'body.s', operator: 'regex', value: '^(a+)+$' }] });
       await notifyEndpointChanged(em, ep.id);
-      const res = await postSigned(server.url, ep.slug, s, { s: `${'a'.repeat(100_000)}!` });
+      const res = await postSigned(api.baseUrl, ep.slug, s, { s: `${'a'.repeat(100_000)}!` });
       expect(res.status).toBe(202);
       expect((await event(res.body.event_id!)).status).toBe('filtered');
     });

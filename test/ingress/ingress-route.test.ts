@@ -1,14 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WebhookEndpoint } from '../../src/endpoints/endpoint.entity';
 import { notifyEndpointChanged } from '../../src/ingress/endpoint-cache';
-import { type ApiServer, startApiServer } from '../../src/http/server';
+import { startApiServer } from '../../src/http/server';
 import { createEndpoint, createWorkspace } from '../support/factories';
 import { hubSignature, postHook, postSigned } from '../support/ingress-helpers';
-import { createTestContainer, type TestContainer } from '../support/test-env';
+import { startTestApi, type TestApi } from '../support/api';
+import { createTestContainer } from '../support/test-env';
 
 describe('POST /hooks/:slug: route, body, storage, hand-off', () => {
-  let tc: TestContainer;
-  let server: ApiServer;
+  let api: TestApi;
   let em: EntityManager;
   let slug: string;
   let secret: string;
@@ -18,24 +18,22 @@ describe('POST /hooks/:slug: route, body, storage, hand-off', () => {
     Number((await em.getConnection().execute('select count(*)::int as n from events where endpoint_id = ?', [id]))[0].n);
 
   beforeAll(async () => {
-    tc = await createTestContainer({ RELAY_MAX_BODY_BYTES: '2048' });
-    server = await startApiServer(tc.container, 0);
-    em = tc.container.orm.em.fork();
+    api = await startTestApi({ RELAY_MAX_BODY_BYTES: '2048' });
+    em = api.container.orm.em.fork();
     const { project } = await createWorkspace(em, { plan: 'growth' });
-    const created = await createEndpoint(tc.container, em, project);
+    const created = await createEndpoint(api.container, em, project);
     secret = created.signingSecret;
     slug = created.endpoint.slug;
     endpointId = created.endpoint.id;
   });
 
   afterAll(async () => {
-    await server?.close();
-    await tc?.close();
+    await api?.close();
   });
 
   it('answers 202 with event_id only once the event is committed, stored as sent and ready for the outbox', async () => {
     const body = '{"b": 1,  "a": {"x": [1, 2]}}';
-    const res = await postHook(server.url, slug, body, { ...hubSignature(secret, body), 'X-Event-Type': 'thing.happened', 'X-Custom': 'yes' });
+    const res = await postHook(api.baseUrl, slug, body, { ...hubSignature(secret, body), 'X-Event-Type': 'thing.happened', 'X-Custom': 'yes' });
     expect(res.status).toBe(202);
     expect(res.body).toEqual({ event_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     // Read on another connection right after the answer: the row is committed.
@@ -49,12 +47,12 @@ describe('POST /hooks/:slug: route, body, storage, hand-off', () => {
   });
 
   it('wakes the outbox dispatcher with pg_notify in the same commit', async () => {
-    const knex = tc.container.orm.em.getConnection().getKnex();
+    const knex = api.container.orm.em.getConnection().getKnex();
     const client = await knex.client.acquireConnection();
     try {
       const got = new Promise<string>((resolve) => client.once('notification', (m: { channel: string }) => resolve(m.channel)));
       await client.query('listen relay_events');
-      expect((await postSigned(server.url, slug, secret, { n: 1 })).status).toBe(202);
+      expect((await postSigned(api.baseUrl, slug, secret, { n: 1 })).status).toBe(202);
       await expect(got).resolves.toBe('relay_events');
       await client.query('unlisten relay_events');
     } finally {
@@ -63,24 +61,24 @@ describe('POST /hooks/:slug: route, body, storage, hand-off', () => {
   });
 
   it('answers 404 for an unknown slug, storing nothing', async () => {
-    const res = await postSigned(server.url, 'no-such-slug', secret, { a: 1 });
+    const res = await postSigned(api.baseUrl, 'no-such-slug', secret, { a: 1 });
     expect(res.status).toBe(404);
     expect(res.body.error).toMatchObject({ code: 'not_found' });
   });
 
   it('answers 404 at once after the endpoint is set inactive, and accepts again once reactivated', async () => {
-    const { endpoint, signingSecret } = await createEndpoint(tc.container, em, (await em.findOneOrFail(WebhookEndpoint, endpointId, { populate: ['project'] })).project);
-    expect((await postSigned(server.url, endpoint.slug, signingSecret, { a: 1 })).status).toBe(202);
+    const { endpoint, signingSecret } = await createEndpoint(api.container, em, (await em.findOneOrFail(WebhookEndpoint, endpointId, { populate: ['project'] })).project);
+    expect((await postSigned(api.baseUrl, endpoint.slug, signingSecret, { a: 1 })).status).toBe(202);
     endpoint.isActive = false;
     await em.flush();
     await notifyEndpointChanged(em, endpoint.id);
-    const res = await postSigned(server.url, endpoint.slug, signingSecret, { a: 2 });
+    const res = await postSigned(api.baseUrl, endpoint.slug, signingSecret, { a: 2 });
     expect(res.status).toBe(404);
     expect(await countEvents(endpoint.id)).toBe(1);
     endpoint.isActive = true;
     await em.flush();
     await notifyEndpointChanged(em, endpoint.id);
-    expect((await postSigned(server.url, endpoint.slug, signingSecret, { a: 3 })).status).toBe(202);
+    expect((await postSigned(api.baseUrl, endpoint.slug, signingSecret, { a: 3 })).status).toBe(202);
   });
 
   it.each([
@@ -89,7 +87,7 @@ describe('POST /hooks/:slug: route, body, storage, hand-off', () => {
   ])('refuses Content-Type %s with %s', async (type, status, code) => {
     const before = await countEvents();
     const body = '{"a":1}';
-    const res = await postHook(server.url, slug, body, { ...hubSignature(secret, body), 'Content-Type': type });
+    const res = await postHook(api.baseUrl, slug, body, { ...hubSignature(secret, body), 'Content-Type': type });
     expect(res.status).toBe(status);
     expect(res.body.error?.code).toBe(code);
     expect(await countEvents()).toBe(before);
@@ -97,18 +95,18 @@ describe('POST /hooks/:slug: route, body, storage, hand-off', () => {
 
   it('accepts +json types and charsets', async () => {
     const body = '{"a":1}';
-    const a = await postHook(server.url, slug, body, { ...hubSignature(secret, body), 'Content-Type': 'application/cloudevents+json; charset=utf-8' });
+    const a = await postHook(api.baseUrl, slug, body, { ...hubSignature(secret, body), 'Content-Type': 'application/cloudevents+json; charset=utf-8' });
     expect(a.status).toBe(202);
   });
 
   it('answers 400 for malformed JSON (correctly signed) and 413 over the size limit, storing nothing', async () => {
     const before = await countEvents();
     const bad = '{"a": ';
-    const malformed = await postHook(server.url, slug, bad, hubSignature(secret, bad));
+    const malformed = await postHook(api.baseUrl, slug, bad, hubSignature(secret, bad));
     expect(malformed.status).toBe(400);
     expect(malformed.body.error?.code).toBe('malformed_json');
     const big = JSON.stringify({ pad: 'x'.repeat(3000) });
-    const tooLarge = await postHook(server.url, slug, big, hubSignature(secret, big));
+    const tooLarge = await postHook(api.baseUrl, slug, big, hubSignature(secret, big));
     expect(tooLarge.status).toBe(413);
     expect(tooLarge.body.error?.code).toBe('payload_too_large');
     expect(await countEvents()).toBe(before);
@@ -116,12 +114,12 @@ describe('POST /hooks/:slug: route, body, storage, hand-off', () => {
 
   it('checks the signature against the raw bytes, not a re-serialisation', async () => {
     const body = '{ "spaced" :  true }';
-    expect((await postHook(server.url, slug, body, hubSignature(secret, JSON.stringify(JSON.parse(body))))).status).toBe(401);
-    expect((await postHook(server.url, slug, body, hubSignature(secret, body))).status).toBe(202);
+    expect((await postHook(api.baseUrl, slug, body, hubSignature(secret, JSON.stringify(JSON.parse(body))))).status).toBe(401);
+    expect((await postHook(api.baseUrl, slug, body, hubSignature(secret, body))).status).toBe(202);
   });
 
   it('serves Prometheus metrics with the ingress counters', async () => {
-    const res = await fetch(`${server.url}/metrics`);
+    const res = await fetch(`${api.baseUrl}/metrics`);
     expect(res.status).toBe(200);
     const text = await res.text();
     expect(text).toMatch(/relay_ingress_requests_total\{status="202"\} \d+/);
