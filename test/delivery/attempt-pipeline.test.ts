@@ -1,40 +1,36 @@
 import { createHmac } from 'node:crypto';
-import { DeliveryDispatcher } from '../../src/deliveries/delivery-dispatcher';
-import { closeHttpAgents } from '../../src/sending/http-client';
 import { MessageTemplate } from '../../src/templates/message-template.entity';
 import { Transform } from '../../src/transforms/transform.entity';
-import { type RelayWorker, startRelayWorker } from '../../src/worker/worker';
 import { createDestination, insertEvent, linkEndpoint } from '../support/factories';
-import { createTestContainer, type TestContainer } from '../support/test-env';
-import { attemptsOf, createScene, deliveriesOf, type Scene, waitForDeliveries, workflowResult } from './harness';
-import { type Receiver, startReceiver } from './receiver';
+import type { TestContainer } from '../support/test-env';
+import {
+  attemptsOf,
+  createScene,
+  deliveriesOf,
+  type DeliveryStack,
+  resetReceiver,
+  type Scene,
+  startDeliveryStack,
+  waitForDeliveries,
+  workflowResult,
+} from './harness';
+import type { Receiver } from './receiver';
 
 describe('what one attempt sends and records', () => {
+  let stack: DeliveryStack;
   let t: TestContainer;
-  let worker: RelayWorker;
-  let dispatcher: DeliveryDispatcher;
   let receiver: Receiver;
   let scene: Scene;
 
   beforeAll(async () => {
-    t = await createTestContainer();
-    worker = await startRelayWorker(t.container);
-    dispatcher = new DeliveryDispatcher(t.container, { pollIntervalMs: 200 });
-    await dispatcher.start();
-    receiver = await startReceiver();
+    stack = await startDeliveryStack();
+    ({ t, receiver } = stack);
   });
 
-  afterAll(async () => {
-    await dispatcher?.stop();
-    await worker?.stop();
-    await receiver?.close();
-    await closeHttpAgents();
-    await t?.close();
-  });
+  afterAll(() => stack?.close());
 
   beforeEach(async () => {
-    receiver.requests.length = 0;
-    receiver.respond = () => ({ status: 200, body: 'ok' });
+    resetReceiver(receiver);
     scene = await createScene(t.container);
   });
 

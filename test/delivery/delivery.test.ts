@@ -1,45 +1,44 @@
 import { createDeliveryActivities } from '../../activities/delivery.activities';
 import { uuidv7 } from '../../src/common/ids';
-import { DeliveryDispatcher, fanOutEvents } from '../../src/deliveries/delivery-dispatcher';
+import { fanOutEvents } from '../../src/deliveries/delivery-dispatcher';
 import { cancelDelivery, listDeadLetters, replayDeadLetters, replayEvent } from '../../src/deliveries/delivery-operations.service';
 import { listAttempts, listAttemptsQuery } from '../../src/deliveries/delivery-query.service';
-import { closeHttpAgents } from '../../src/sending/http-client';
 import { deliveryWorkflowId, startDeliveryWorkflow } from '../../src/temporal/delivery-workflows';
 import { Worker } from '@temporalio/worker';
-import { type RelayWorker, startRelayWorker } from '../../src/worker/worker';
 import { insertEvent } from '../support/factories';
-import { createTestContainer, type TestContainer } from '../support/test-env';
-import { attemptsOf, createScene, deliveriesOf, type Scene, sql, waitForDeliveries, waitForStatus, workflowResult } from './harness';
-import { type Receiver, startReceiver } from './receiver';
+import type { TestContainer } from '../support/test-env';
+import {
+  attemptsOf,
+  createScene,
+  deliveriesOf,
+  type DeliveryStack,
+  resetReceiver,
+  type Scene,
+  sql,
+  startDeliveryStack,
+  waitForDeliveries,
+  waitForStatus,
+  workflowResult,
+} from './harness';
+import type { Receiver } from './receiver';
 
 const ms = (timestamp: Date | string | null) => new Date(timestamp ?? NaN).getTime();
 
 describe('durable delivery (real PostgreSQL, Temporal server and worker)', () => {
+  let stack: DeliveryStack;
   let t: TestContainer;
-  let worker: RelayWorker;
-  let dispatcher: DeliveryDispatcher;
   let receiver: Receiver;
   let scene: Scene;
 
   beforeAll(async () => {
-    t = await createTestContainer();
-    worker = await startRelayWorker(t.container);
-    dispatcher = new DeliveryDispatcher(t.container, { pollIntervalMs: 200, sweepAfterMs: 1000 });
-    await dispatcher.start();
-    receiver = await startReceiver();
+    stack = await startDeliveryStack();
+    ({ t, receiver } = stack);
   });
 
-  afterAll(async () => {
-    await dispatcher?.stop();
-    await worker?.stop();
-    await receiver?.close();
-    await closeHttpAgents();
-    await t?.close();
-  });
+  afterAll(() => stack?.close());
 
   beforeEach(async () => {
-    receiver.requests.length = 0;
-    receiver.respond = () => ({ status: 200, body: 'ok' });
+    resetReceiver(receiver);
     scene = await createScene(t.container);
   });
 

@@ -4,7 +4,12 @@ import type { RetryPolicy } from '../../src/common/types';
 import type { Destination } from '../../src/destinations/destination.entity';
 import type { WebhookEndpoint } from '../../src/endpoints/endpoint.entity';
 import { deliveryWorkflowId } from '../../src/temporal/delivery-workflows';
+import { DeliveryDispatcher } from '../../src/deliveries/delivery-dispatcher';
+import { closeHttpAgents } from '../../src/sending/http-client';
+import { type RelayWorker, startRelayWorker } from '../../src/worker/worker';
 import { createDestination, createEndpoint, createWorkspace, linkEndpoint, type Workspace } from '../support/factories';
+import { createTestContainer, type TestContainer } from '../support/test-env';
+import { type Receiver, startReceiver } from './receiver';
 
 /** Short policies so that retry tests take seconds, not hours. */
 export const FAST_RETRIES: RetryPolicy = { max_attempts: 4, backoff: [1, 1, 1] };
@@ -99,4 +104,40 @@ export async function createScene(container: AppContainer): Promise<Scene> {
       return destination;
     },
   };
+}
+
+/** The delivery path of a worker process, in this test: a fresh database, the real Temporal worker, the outbox dispatcher, a local receiver. */
+export interface DeliveryStack {
+  t: TestContainer;
+  worker: RelayWorker;
+  dispatcher: DeliveryDispatcher;
+  receiver: Receiver;
+  close(): Promise<void>;
+}
+
+export async function startDeliveryStack(opts: { env?: Record<string, string>; dispatcher?: ConstructorParameters<typeof DeliveryDispatcher>[1] } = {}): Promise<DeliveryStack> {
+  const receiver = await startReceiver();
+  const t = await createTestContainer(opts.env);
+  const worker = await startRelayWorker(t.container);
+  const dispatcher = new DeliveryDispatcher(t.container, { pollIntervalMs: 200, sweepAfterMs: 1000, ...opts.dispatcher });
+  await dispatcher.start();
+  return {
+    t,
+    worker,
+    dispatcher,
+    receiver,
+    close: async () => {
+      await dispatcher.stop();
+      await worker.stop();
+      await receiver.close();
+      await closeHttpAgents();
+      await t.close();
+    },
+  };
+}
+
+/** Forget what the receiver got and answer 200 again. */
+export function resetReceiver(receiver: Receiver): void {
+  receiver.requests.length = 0;
+  receiver.respond = () => ({ status: 200, body: 'ok' });
 }

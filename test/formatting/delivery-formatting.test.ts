@@ -1,13 +1,10 @@
-import { DeliveryDispatcher } from '../../src/deliveries/delivery-dispatcher';
-import { closeHttpAgents } from '../../src/sending/http-client';
 import { MessageTemplate } from '../../src/templates/message-template.entity';
 import { Transform } from '../../src/transforms/transform.entity';
-import { type RelayWorker, startRelayWorker } from '../../src/worker/worker';
-import { attemptsOf, FAST_RETRIES, sql, waitForDeliveries, workflowResult } from '../delivery/harness';
-import { type Receiver, startReceiver } from '../delivery/receiver';
+import { attemptsOf, type DeliveryStack, FAST_RETRIES, sql, startDeliveryStack, waitForDeliveries, workflowResult } from '../delivery/harness';
+import type { Receiver } from '../delivery/receiver';
 import { createDestination, createEndpoint, createWorkspace, insertEvent, linkEndpoint } from '../support/factories';
 import { type FakePlatforms, startFakePlatforms } from '../support/fake-platforms';
-import { createTestContainer, type TestContainer } from '../support/test-env';
+import type { TestContainer } from '../support/test-env';
 
 /**
  * The formatting library on the real delivery path: routing rules pick the
@@ -19,17 +16,13 @@ describe('formatting in the delivery path (real PostgreSQL, Temporal, fake platf
   let t: TestContainer;
   let fakes: FakePlatforms;
   let receiver: Receiver;
-  let worker: RelayWorker;
-  let dispatcher: DeliveryDispatcher;
+  let stack: DeliveryStack;
   let endpointId: string;
 
   beforeAll(async () => {
     fakes = await startFakePlatforms();
-    receiver = await startReceiver();
-    t = await createTestContainer(fakes.env);
-    worker = await startRelayWorker(t.container);
-    dispatcher = new DeliveryDispatcher(t.container, { pollIntervalMs: 200, sweepAfterMs: 1000 });
-    await dispatcher.start();
+    stack = await startDeliveryStack({ env: fakes.env });
+    ({ t, receiver } = stack);
 
     const em = t.container.orm.em.fork();
     const { project } = await createWorkspace(em);
@@ -69,12 +62,8 @@ describe('formatting in the delivery path (real PostgreSQL, Temporal, fake platf
   });
 
   afterAll(async () => {
-    await dispatcher?.stop();
-    await worker?.stop();
-    await t?.close();
+    await stack?.close();
     await fakes?.close();
-    await receiver?.close();
-    await closeHttpAgents();
   });
 
   beforeEach(() => {
