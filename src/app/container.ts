@@ -4,6 +4,7 @@ import type { Logger } from '../common/logger';
 import { SecretBox } from '../common/secret-box';
 import type { Config } from '../config/config';
 import { createOrm } from '../db/orm';
+import { PgNotifications } from '../db/pg-notifications';
 import { createTemporalClient } from '../temporal/client';
 import { createLogger } from '../common/logger';
 
@@ -18,6 +19,8 @@ export interface AppContainer {
   secrets: SecretBox;
   temporal: Client;
   log: Logger;
+  /** The process's shared LISTEN connection (src/db/pg-notifications.ts). */
+  notifications: PgNotifications;
   /** Things to stop on shutdown, last registered first. */
   onClose(fn: () => Promise<void> | void): void;
   close(): Promise<void>;
@@ -27,9 +30,11 @@ export async function createContainer(config: Config, log: Logger = createLogger
   if (!config.DATABASE_URL) throw new Error('DATABASE_URL is not set');
   const orm = await createOrm(config.DATABASE_URL, { pool: { min: 0, max: config.DATABASE_POOL_MAX } });
   const temporal = createTemporalClient(config);
+  const notifications = new PgNotifications(config.DATABASE_URL, log);
   const closers: Array<() => Promise<void> | void> = [
     () => orm.close(),
     () => temporal.connection.close(),
+    () => notifications.close(),
   ];
   return {
     config,
@@ -37,6 +42,7 @@ export async function createContainer(config: Config, log: Logger = createLogger
     secrets: new SecretBox(config.encryptionKeys),
     temporal,
     log,
+    notifications,
     onClose: (fn) => closers.push(fn),
     close: async () => {
       for (const fn of closers.reverse()) {

@@ -1,6 +1,5 @@
 import type { Knex } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
-import { Client as PgClient } from 'pg';
 import type { AppContainer } from '../app/container';
 import { NOTIFY } from '../common/notify-channels';
 import { type DeliveryToStart, startDeliveryWorkflow } from '../temporal/delivery-workflows';
@@ -14,7 +13,7 @@ import { type DeliveryToStart, startDeliveryWorkflow } from '../temporal/deliver
  * refused) and sets `workflow_started_at`. Deliveries whose start failed
  * (Temporal down, a crash in between) are picked up again by the sweep.
  */
-export type DispatcherDeps = Pick<AppContainer, 'orm' | 'temporal' | 'config' | 'log'>;
+export type DispatcherDeps = Pick<AppContainer, 'orm' | 'temporal' | 'config' | 'log' | 'notifications'>;
 
 export interface DispatcherOptions {
   /** Events claimed per transaction. */
@@ -160,9 +159,8 @@ export async function sweepUnstarted(
 
 export class DeliveryDispatcher {
   private readonly opts: Required<DispatcherOptions>;
-  private listener: PgClient | null = null;
+  private stopListening: (() => void) | null = null;
   private pollTimer: NodeJS.Timeout | null = null;
-  private reconnectTimer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private again = false;
   private stopped = false;
@@ -184,7 +182,12 @@ export class DeliveryDispatcher {
   }
 
   async start(): Promise<void> {
-    await this.listen();
+    // A notification or a reconnection (notifications may have been missed) triggers a pass; the poll covers the rest.
+    this.stopListening = await this.deps.notifications.listen({
+      channel: NOTIFY.eventsCommitted,
+      onNotify: () => this.kick(),
+      onConnect: () => this.kick(),
+    });
     this.pollTimer = setInterval(() => this.kick(), this.opts.pollIntervalMs);
     this.kick();
   }
@@ -192,11 +195,9 @@ export class DeliveryDispatcher {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.pollTimer) clearInterval(this.pollTimer);
-    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.stopListening?.();
     await this.running;
     await Promise.allSettled([...this.inFlight]);
-    await this.listener?.end().catch(() => undefined);
-    this.listener = null;
   }
 
   /**
@@ -258,35 +259,5 @@ export class DeliveryDispatcher {
         eager: this.eager,
       });
     }
-  }
-
-  /** LISTEN on a dedicated connection; reconnects after errors (the poll covers the gap). */
-  private async listen(): Promise<void> {
-    if (this.stopped || !this.deps.config.DATABASE_URL) return;
-    const client = new PgClient({ connectionString: this.deps.config.DATABASE_URL });
-    client.on('notification', () => this.kick());
-    client.on('error', (err) => {
-      this.deps.log.warn({ err }, 'outbox LISTEN connection lost; reconnecting');
-      client.end().catch(() => undefined);
-      if (this.listener === client) this.listener = null;
-      this.scheduleReconnect();
-    });
-    try {
-      await client.connect();
-      await client.query(`listen ${NOTIFY.eventsCommitted}`);
-      this.listener = client;
-    } catch (err) {
-      this.deps.log.warn({ err }, 'outbox LISTEN failed; polling until it works');
-      await client.end().catch(() => undefined);
-      this.scheduleReconnect();
-    }
-  }
-
-  private scheduleReconnect(): void {
-    if (this.stopped || this.reconnectTimer) return;
-    this.reconnectTimer = setTimeout(() => {
-      this.reconnectTimer = null;
-      void this.listen();
-    }, 1000);
   }
 }

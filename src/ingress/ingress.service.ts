@@ -7,7 +7,7 @@ import { hashToken } from '../common/secret-box';
 import type { ConditionInput } from '../conditions/field-path';
 import { ingressEventsStored } from '../metrics/metrics';
 import { authenticate, type Headers } from './auth';
-import { listenForEndpointChanges } from './change-listener';
+import { NOTIFY } from '../common/notify-channels';
 import { activeSecrets, EndpointCache } from './endpoint-cache';
 import { extractEventType } from './event-type';
 import { GroupCommitWriter } from './event-writer';
@@ -104,12 +104,17 @@ export function createIngress(container: AppContainer): { ingress: Ingress; read
   const cache = new EndpointCache(pool, container.secrets);
   const limiter = new IngressRateLimiter(pool, log);
   const writer = new GroupCommitWriter(pool, log);
-  const listener = listenForEndpointChanges(config.DATABASE_URL!, cache, log);
+  // Changes committed by any process drop cached entries; after a reconnection (changes may have been missed) all of them.
+  const listening = container.notifications.listen({
+    channel: NOTIFY.endpointsChanged,
+    onNotify: (payload) => cache.invalidate(payload),
+    onConnect: () => cache.clear(),
+  });
   container.onClose(async () => {
-    await (await listener)();
+    (await listening)();
     cache.close();
     await limiter.close();
     await pool.end();
   });
-  return { ingress: new Ingress(cache, limiter, writer, config.RELAY_MAX_BODY_BYTES), ready: listener.then(() => undefined) };
+  return { ingress: new Ingress(cache, limiter, writer, config.RELAY_MAX_BODY_BYTES), ready: listening.then(() => undefined) };
 }

@@ -1,4 +1,3 @@
-import { Client as PgClient } from 'pg';
 import type { AppContainer } from '../app/container';
 import { uuidv7LowerBound, uuidv7Millis } from '../common/ids';
 import { NOTIFY } from '../common/notify-channels';
@@ -9,8 +8,8 @@ import { attemptRowView, eventRowView } from './rows';
 
 /**
  * Live events and delivery attempts for GraphQL subscriptions, fed across
- * processes by PostgreSQL LISTEN/NOTIFY (src/common/notify-channels.ts): one
- * dedicated LISTEN connection per process (reconnecting), fan-out in process.
+ * processes by PostgreSQL LISTEN/NOTIFY (src/common/notify-channels.ts) on the
+ * process's shared LISTEN connection (src/db/pg-notifications.ts), fan-out in process.
  *
  * Events: a notification triggers a scan of ids newer than the newest one
  * sent (ids are UUIDv7, time-ordered: one cheap range on the primary key).
@@ -34,15 +33,12 @@ export interface AttemptFilter {
 const LOOKBACK_MS = 3000;
 const POLL_MS = 1000;
 const SCAN_BATCH = 1000;
-const RECONNECT_MS = 1000;
 
 const feeds = new WeakMap<AppContainer, LiveFeed>();
 
 export class LiveFeed {
-  private listener: PgClient | null = null;
-  private connecting: Promise<void> | null = null;
-  private stopped = false;
-  private reconnectTimer: NodeJS.Timeout | undefined;
+  private listening: Promise<void> | null = null;
+  private removeListeners: Array<() => void> = [];
   private pollTimer: NodeJS.Timeout | undefined;
   private readonly eventSubs = new Set<{ filter: EventFilter; since: string; channel: Channel<EventView> }>();
   private readonly attemptSubs = new Set<{ filter: AttemptFilter; channel: Channel<AttemptView> }>();
@@ -92,17 +88,11 @@ export class LiveFeed {
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.reconnectTimer);
     clearInterval(this.pollTimer);
     clearTimeout(this.attemptFlush);
     for (const sub of [...this.eventSubs, ...this.attemptSubs]) sub.channel.close();
-    const client = this.listener;
-    this.listener = null;
-    if (client) {
-      client.removeAllListeners('end');
-      await client.end().catch(() => undefined);
-    }
+    await this.listening;
+    for (const remove of this.removeListeners) remove();
   }
 
   private get log() {
@@ -114,50 +104,15 @@ export class LiveFeed {
   }
 
   private ensureListening(): Promise<void> {
-    if (this.listener) return Promise.resolve();
-    this.connecting ??= this.connect().finally(() => (this.connecting = null));
-    return this.connecting;
-  }
-
-  private async connect(): Promise<void> {
-    if (this.stopped) return;
-    const client = new PgClient({ connectionString: this.container.config.DATABASE_URL });
-    client.on('notification', (msg) => {
-      if (msg.channel === NOTIFY.eventsCommitted) this.scheduleScan('notified');
-      else if (msg.channel === NOTIFY.attemptsChanged && msg.payload) this.queueAttempt(msg.payload);
+    const { notifications } = this.container;
+    this.listening ??= Promise.all([
+      // After a reconnection, sweep for whatever committed while notifications were lost.
+      notifications.listen({ channel: NOTIFY.eventsCommitted, onNotify: () => this.scheduleScan('notified'), onConnect: () => this.scheduleScan('sweep') }),
+      notifications.listen({ channel: NOTIFY.attemptsChanged, onNotify: (id) => id && this.queueAttempt(id) }),
+    ]).then((removers) => {
+      this.removeListeners = removers;
     });
-    const lost = (err?: Error) => {
-      if (this.listener !== client) return;
-      this.listener = null;
-      this.log.warn({ err }, 'live feed LISTEN connection lost; reconnecting');
-      client.removeAllListeners('end');
-      client.end().catch(() => undefined);
-      this.scheduleReconnect();
-    };
-    client.on('error', lost);
-    client.on('end', () => lost());
-    try {
-      await client.connect();
-      await client.query(`listen ${NOTIFY.eventsCommitted}; listen ${NOTIFY.attemptsChanged}`);
-      this.listener = client;
-      // Whatever committed while (re)connecting.
-      this.scheduleScan('sweep');
-    } catch (err) {
-      await client.end().catch(() => undefined);
-      throw err;
-    }
-  }
-
-  private scheduleReconnect(): void {
-    if (this.stopped || this.reconnectTimer) return;
-    this.reconnectTimer = setTimeout(() => {
-      this.reconnectTimer = undefined;
-      this.ensureListening().catch((err) => {
-        this.log.warn({ err }, 'live feed could not LISTEN; retrying');
-        this.scheduleReconnect();
-      });
-    }, RECONNECT_MS);
-    this.reconnectTimer.unref();
+    return this.listening;
   }
 
   private ensurePolling(): void {
