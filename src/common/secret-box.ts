@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { EncryptionKey } from '../config/config';
 
 /**
@@ -49,6 +49,13 @@ export class SecretBox {
 /** One-way hash for API keys and refresh tokens: high-entropy values, so a plain SHA-256 suffices. */
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
+}
+
+/** Lowercase hex HMAC-SHA256 of the parts, in order: the one signature primitive of ingress and outbound signing. */
+export function hmacHex(secret: string, ...parts: Array<string | Buffer>): string {
+  const hmac = createHmac('sha256', secret);
+  for (const part of parts) hmac.update(part);
+  return hmac.digest('hex');
 }
 
 export function randomToken(bytes = 32): string {

@@ -1,5 +1,6 @@
 import { SignJWT } from 'jose';
-import { authenticate, checkChatA, checkCodehostB, checkHubSignature, checkPaymentsA, checkTrackerAJwt, checkTrackerB, hmacHex } from './auth';
+import { authenticate, checkChatA, checkCodehostB, checkHubSignature, checkPaymentsA, checkTrackerAJwt, checkTrackerB } from './auth';
+import { hmacHex } from '../common/secret-box';
 
 const secret = 'whsec_current_secret_value';
 const old = 'whsec_previous_secret_value';

@@ -1,7 +1,6 @@
-import { createHmac } from 'node:crypto';
 import { jwtVerify } from 'jose';
 import { UnauthenticatedError } from '../common/errors';
-import { constantTimeEqual } from '../common/secret-box';
+import { constantTimeEqual, hmacHex } from '../common/secret-box';
 import type { EndpointProvider } from '../common/types';
 
 /**
@@ -21,12 +20,6 @@ const EXPIRED: Check = { ok: false, expired: true };
 export const TIMESTAMP_TOLERANCE_SECONDS = 300;
 /** RULINGS §23: `exp` leeway for `tracker_a` JWTs. */
 export const JWT_LEEWAY_SECONDS = 60;
-
-export function hmacHex(secret: string, ...parts: Array<string | Buffer>): string {
-  const hmac = createHmac('sha256', secret);
-  for (const part of parts) hmac.update(part);
-  return hmac.digest('hex');
-}
 
 function anySecretMatches(secrets: readonly string[], provided: string, expected: (secret: string) => string): boolean {
   let match = false;
