@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { API_KEY_PREFIX } from '../auth/principal';
-import { NotFoundError } from '../common/errors';
-import { isUuid } from '../common/ids';
-import { cursorFilter, type Page, type PageRequest, toPage } from '../common/pagination';
+import { findPage, type Page, type PageRequest } from '../common/pagination';
+import { findInProject } from '../common/project-scope';
 import type { ProjectContext } from '../common/request-context';
 import { hashToken, randomToken } from '../common/secret-box';
 import { notifyApiKeysChanged } from '../ingress/endpoint-cache';
@@ -43,18 +42,11 @@ export async function createApiKey(ctx: ProjectContext, input: CreateApiKeyInput
 }
 
 export async function listApiKeys(ctx: ProjectContext, page: PageRequest, filter: { include_revoked: boolean }): Promise<Page<ApiKeyView>> {
-  const rows = await ctx.em.find(
-    ApiKey,
-    { project: ctx.project.id, ...(filter.include_revoked ? {} : { revokedAt: null }), ...cursorFilter(page) },
-    { orderBy: { id: 'desc' }, limit: page.limit + 1 },
-  );
-  return toPage(rows, page, toApiKeyView);
+  return findPage(ctx.em, ApiKey, { project: ctx.project.id, ...(filter.include_revoked ? {} : { revokedAt: null }) }, page, toApiKeyView);
 }
 
-async function findApiKey(ctx: ProjectContext, id: string): Promise<ApiKey> {
-  const key = isUuid(id) ? await ctx.em.findOne(ApiKey, { id, project: ctx.project.id }) : null;
-  if (!key) throw new NotFoundError('API key', id);
-  return key;
+function findApiKey(ctx: ProjectContext, id: string): Promise<ApiKey> {
+  return findInProject(ctx, ApiKey, 'API key', id);
 }
 
 export async function getApiKey(ctx: ProjectContext, id: string): Promise<ApiKeyView> {

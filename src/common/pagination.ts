@@ -1,3 +1,5 @@
+import type { EntityClass, FilterQuery, FindOptions } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { ValidationError } from './errors';
 import { isUuid } from './ids';
@@ -48,4 +50,24 @@ export function toPage<E extends { id: string }, V>(rows: E[], page: PageRequest
 /** Response schema of a list, for the OpenAPI document. */
 export function pageSchema(item: z.ZodType) {
   return z.object({ data: z.array(item), next_cursor: z.string().nullable() });
+}
+
+/**
+ * The query behind every list: rows matching `where`, older than the cursor,
+ * newest first, one more than the limit (to know whether a next page exists).
+ */
+export async function findPage<E extends { id: string }, V>(
+  em: EntityManager,
+  entity: EntityClass<E>,
+  where: FilterQuery<E>,
+  page: PageRequest,
+  view: (row: E) => V,
+  options: Pick<FindOptions<E, never>, 'populate'> = {},
+): Promise<Page<V>> {
+  const rows = await em.find(entity, { $and: [where, cursorFilter(page)] } as FilterQuery<E>, {
+    ...options,
+    orderBy: { id: 'desc' },
+    limit: page.limit + 1,
+  } as FindOptions<E, never>);
+  return toPage(rows as E[], page, view);
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { NotFoundError, ValidationError } from '../common/errors';
-import { isUuid } from '../common/ids';
+import { ValidationError } from '../common/errors';
+import { findInProject } from '../common/project-scope';
 import type { ProjectContext } from '../common/request-context';
 import type { SecretBox } from '../common/secret-box';
 import { Destination } from './destination.entity';
@@ -51,10 +51,7 @@ function signingState(destination: Destination): DestinationSigningState {
 }
 
 async function loadWebhookDestination(ctx: ProjectContext, destinationId: string): Promise<Destination> {
-  const destination = isUuid(destinationId)
-    ? await ctx.em.findOne(Destination, { id: destinationId, project: ctx.project.id })
-    : null;
-  if (!destination) throw new NotFoundError('Destination', destinationId);
+  const destination = await findInProject(ctx, Destination, 'Destination', destinationId);
   if (destination.type !== 'webhook') {
     throw new ValidationError(
       `Only webhook destinations are signed; destination ${destination.id} is of type ${destination.type}.`,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ValidationError } from '../common/errors';
-import { cursorFilter, type Page, type PageRequest, toPage } from '../common/pagination';
+import { findPage, type Page, type PageRequest } from '../common/pagination';
 import { findInProject } from '../common/project-scope';
 import type { ProjectContext } from '../common/request-context';
 import { DEFAULT_RETRY_POLICY } from '../common/types';
@@ -119,8 +119,7 @@ export function findDestination(ctx: ProjectContext, id: string): Promise<Destin
 }
 
 export async function listDestinations(ctx: ProjectContext, page: PageRequest): Promise<Page<DestinationView>> {
-  const rows = await ctx.em.find(Destination, { $and: [{ project: ctx.project.id }, cursorFilter(page)] }, { orderBy: { id: 'desc' }, limit: page.limit + 1 });
-  return toPage(rows, page, toDestinationView);
+  return findPage(ctx.em, Destination, { project: ctx.project.id }, page, toDestinationView);
 }
 
 export async function getDestination(ctx: ProjectContext, id: string): Promise<DestinationView> {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ConflictError, ValidationError } from '../common/errors';
-import { cursorFilter, type Page, type PageRequest, toPage } from '../common/pagination';
+import { findPage, type Page, type PageRequest } from '../common/pagination';
 import { findInProject, flushOrConflict } from '../common/project-scope';
 import type { ProjectContext } from '../common/request-context';
 import { SLUG_PATTERN, uniqueSlug } from '../common/slug';
@@ -97,8 +97,7 @@ async function saveAndNotify(ctx: ProjectContext, endpoint: WebhookEndpoint): Pr
 }
 
 export async function listEndpoints(ctx: ProjectContext, page: PageRequest): Promise<Page<EndpointView>> {
-  const rows = await ctx.em.find(WebhookEndpoint, { $and: [{ project: ctx.project.id }, cursorFilter(page)] }, { orderBy: { id: 'desc' }, limit: page.limit + 1 });
-  return toPage(rows, page, (e) => toEndpointView(e, ctx.container.config));
+  return findPage(ctx.em, WebhookEndpoint, { project: ctx.project.id }, page, (e) => toEndpointView(e, ctx.container.config));
 }
 
 export async function getEndpoint(ctx: ProjectContext, id: string): Promise<EndpointView> {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { NotFoundError } from '../common/errors';
 import { isUuid } from '../common/ids';
-import { cursorFilter, type Page, type PageRequest, toPage } from '../common/pagination';
+import { findPage, type Page, type PageRequest } from '../common/pagination';
 import type { ProjectContext } from '../common/request-context';
 import { findEndpoint } from '../endpoints/endpoint.service';
 import { notifyEndpointChanged } from '../ingress/endpoint-cache';
@@ -53,8 +53,7 @@ async function saveAndNotify(ctx: ProjectContext, group: FilterGroup): Promise<v
 
 export async function listFilterGroups(ctx: ProjectContext, endpointId: string, page: PageRequest): Promise<Page<FilterGroupView>> {
   const endpoint = await findEndpoint(ctx, endpointId);
-  const rows = await ctx.em.find(FilterGroup, { $and: [{ endpoint }, cursorFilter(page)] }, { orderBy: { id: 'desc' }, limit: page.limit + 1, populate: ['conditions'] });
-  return toPage(rows, page, toFilterGroupView);
+  return findPage(ctx.em, FilterGroup, { endpoint }, page, toFilterGroupView, { populate: ['conditions'] as never });
 }
 
 export async function getFilterGroup(ctx: ProjectContext, endpointId: string, id: string): Promise<FilterGroupView> {

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { ConflictError, NotFoundError, ValidationError } from '../common/errors';
 import { isUuid } from '../common/ids';
-import { cursorFilter, type Page, type PageRequest, toPage } from '../common/pagination';
+import { findPage, type Page, type PageRequest } from '../common/pagination';
 import { flushOrConflict } from '../common/project-scope';
 import type { ProjectContext } from '../common/request-context';
 import type { RoutingRule } from '../common/types';
@@ -87,8 +87,7 @@ export async function linksUsing(em: EntityManager, kind: 'template' | 'transfor
 
 export async function listLinks(ctx: ProjectContext, endpointId: string, page: PageRequest): Promise<Page<LinkView>> {
   const endpoint = await findEndpoint(ctx, endpointId);
-  const rows = await ctx.em.find(EndpointDestination, { $and: [{ endpoint }, cursorFilter(page)] }, { orderBy: { id: 'desc' }, limit: page.limit + 1 });
-  return toPage(rows, page, (l) => toLinkView(l, ctx.project.headerPrefix));
+  return findPage(ctx.em, EndpointDestination, { endpoint }, page, (l) => toLinkView(l, ctx.project.headerPrefix));
 }
 
 export async function getLink(ctx: ProjectContext, endpointId: string, destinationId: string): Promise<LinkView> {

@@ -2,9 +2,9 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import type { AppContainer } from '../app/container';
-import { AppError, ConflictError, NotFoundError } from '../common/errors';
-import { isUuid } from '../common/ids';
-import { cursorFilter, type Page, type PageRequest, toPage } from '../common/pagination';
+import { AppError, ConflictError } from '../common/errors';
+import { findPage, type Page, type PageRequest } from '../common/pagination';
+import { findInProject } from '../common/project-scope';
 import type { ProjectContext } from '../common/request-context';
 import { refreshGrant, type TokenSet } from './oauth-client';
 import { OAuthConnection } from './oauth-connection.entity';
@@ -31,14 +31,11 @@ export function storeTokens(container: AppContainer, connection: OAuthConnection
 }
 
 export async function listConnections(ctx: ProjectContext, page: PageRequest): Promise<Page<OAuthConnectionView>> {
-  const rows = await ctx.em.find(OAuthConnection, { project: ctx.project.id, ...cursorFilter(page) }, { orderBy: { id: 'desc' }, limit: page.limit + 1 });
-  return toPage(rows, page, toOAuthConnectionView);
+  return findPage(ctx.em, OAuthConnection, { project: ctx.project.id }, page, toOAuthConnectionView);
 }
 
-async function findConnection(ctx: ProjectContext, id: string): Promise<OAuthConnection> {
-  const connection = isUuid(id) ? await ctx.em.findOne(OAuthConnection, { id, project: ctx.project.id }) : null;
-  if (!connection) throw new NotFoundError('OAuth connection', id);
-  return connection;
+function findConnection(ctx: ProjectContext, id: string): Promise<OAuthConnection> {
+  return findInProject(ctx, OAuthConnection, 'OAuth connection', id);
 }
 
 export async function getConnection(ctx: ProjectContext, id: string): Promise<OAuthConnectionView> {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { requireRole, type UserContext } from '../auth/access';
 import { AppError, ConflictError, ForbiddenError, NotFoundError } from '../common/errors';
 import { isUuid } from '../common/ids';
-import { cursorFilter, type Page, type PageRequest, toPage } from '../common/pagination';
+import { findPage, type Page, type PageRequest } from '../common/pagination';
 import type { OrganizationContext } from '../common/request-context';
 import { hashToken, randomToken } from '../common/secret-box';
 import { User } from '../users/user.entity';
@@ -51,8 +51,7 @@ export async function createInvite(ctx: OrganizationContext, input: CreateInvite
 }
 
 export async function listInvites(ctx: OrganizationContext, page: PageRequest): Promise<Page<InviteView>> {
-  const rows = await ctx.em.find(Invite, { organization: ctx.organization.id, ...cursorFilter(page) }, { orderBy: { id: 'desc' }, limit: page.limit + 1 });
-  return toPage(rows, page, toInviteView);
+  return findPage(ctx.em, Invite, { organization: ctx.organization.id }, page, toInviteView);
 }
 
 async function findInvite(ctx: OrganizationContext, inviteId: string): Promise<Invite> {

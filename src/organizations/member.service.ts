@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { requireRole } from '../auth/access';
 import { ConflictError, NotFoundError } from '../common/errors';
 import { isUuid } from '../common/ids';
-import { cursorFilter, type Page, type PageRequest, toPage } from '../common/pagination';
+import { findPage, type Page, type PageRequest } from '../common/pagination';
 import type { OrganizationContext } from '../common/request-context';
 import { ROLES, type Role } from '../common/types';
 import { OrganizationMember } from './organization-member.entity';
@@ -18,12 +18,7 @@ export const changeRoleInput = z.object({ role: roleInput });
 export type ChangeRoleInput = z.infer<typeof changeRoleInput>;
 
 export async function listMembers(ctx: OrganizationContext, page: PageRequest): Promise<Page<MemberView>> {
-  const rows = await ctx.em.find(
-    OrganizationMember,
-    { organization: ctx.organization.id, ...cursorFilter(page) },
-    { populate: ['user'], orderBy: { id: 'desc' }, limit: page.limit + 1 },
-  );
-  return toPage(rows, page, toMemberView);
+  return findPage(ctx.em, OrganizationMember, { organization: ctx.organization.id }, page, toMemberView, { populate: ['user'] as never });
 }
 
 async function findMember(ctx: OrganizationContext, memberId: string): Promise<OrganizationMember> {

@@ -1,7 +1,7 @@
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { z } from 'zod';
 import { ConflictError, ForbiddenError } from '../common/errors';
-import { cursorFilter, type Page, type PageRequest, toPage } from '../common/pagination';
+import { flushOrConflict } from '../common/project-scope';
+import { findPage, type Page, type PageRequest } from '../common/pagination';
 import type { OrganizationContext, ProjectContext, RequestContext } from '../common/request-context';
 import { SLUG_PATTERN, slugify } from '../common/slug';
 import { DEFAULT_HEADER_PREFIX } from '../common/types';
@@ -30,15 +30,8 @@ export const listProjectsQuery = z.object({
   include_archived: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
 });
 
-async function flushUnique(ctx: RequestContext, slug: string): Promise<void> {
-  try {
-    await ctx.em.flush();
-  } catch (err) {
-    if (err instanceof UniqueConstraintViolationException) {
-      throw new ConflictError(`A project with slug "${slug}" already exists in this organization.`, { field: 'slug' }, 'slug_taken');
-    }
-    throw err;
-  }
+function flushUnique(ctx: RequestContext, slug: string): Promise<void> {
+  return flushOrConflict(ctx.em, () => new ConflictError(`A project with slug "${slug}" already exists in this organization.`, { field: 'slug' }, 'slug_taken'));
 }
 
 /** Projects the caller can see: an API key sees its own project; a user, those of their organizations. */
@@ -56,19 +49,10 @@ export async function listProjects(
             $in: (await ctx.em.find(OrganizationMember, { user: principal.userId }, { fields: ['organization'] })).map((m) => m.organization.id),
           },
         };
-  const rows = await ctx.em.find(
-    Project,
-    {
-      $and: [
-        scope,
-        filter.organization_id ? { organization: filter.organization_id } : {},
-        filter.include_archived ? {} : { archivedAt: null },
-        cursorFilter(page),
-      ],
-    },
-    { orderBy: { id: 'desc' }, limit: page.limit + 1 },
-  );
-  return toPage(rows, page, toProjectView);
+  const where = {
+    $and: [scope, filter.organization_id ? { organization: filter.organization_id } : {}, filter.include_archived ? {} : { archivedAt: null }],
+  };
+  return findPage(ctx.em, Project, where, page, toProjectView);
 }
 
 export function getProject(ctx: ProjectContext): ProjectView {

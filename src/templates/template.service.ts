@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ConflictError, ValidationError } from '../common/errors';
-import { cursorFilter, type Page, type PageRequest, toPage } from '../common/pagination';
+import { findPage, type Page, type PageRequest } from '../common/pagination';
 import { findInProject } from '../common/project-scope';
 import type { ProjectContext } from '../common/request-context';
 import { DESTINATION_TYPES } from '../common/types';
@@ -47,8 +47,7 @@ export function findTemplate(ctx: ProjectContext, id: string): Promise<MessageTe
 }
 
 export async function listTemplates(ctx: ProjectContext, page: PageRequest): Promise<Page<TemplateView>> {
-  const rows = await ctx.em.find(MessageTemplate, { $and: [{ project: ctx.project.id }, cursorFilter(page)] }, { orderBy: { id: 'desc' }, limit: page.limit + 1 });
-  return toPage(rows, page, toTemplateView);
+  return findPage(ctx.em, MessageTemplate, { project: ctx.project.id }, page, toTemplateView);
 }
 
 export async function getTemplate(ctx: ProjectContext, id: string): Promise<TemplateView> {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ConflictError, ValidationError } from '../common/errors';
-import { cursorFilter, type Page, type PageRequest, toPage } from '../common/pagination';
+import { findPage, type Page, type PageRequest } from '../common/pagination';
 import { findInProject } from '../common/project-scope';
 import type { ProjectContext } from '../common/request-context';
 import { linksUsing } from '../links/link.service';
@@ -31,8 +31,7 @@ export function findTransform(ctx: ProjectContext, id: string): Promise<Transfor
 }
 
 export async function listTransforms(ctx: ProjectContext, page: PageRequest): Promise<Page<TransformView>> {
-  const rows = await ctx.em.find(Transform, { $and: [{ project: ctx.project.id }, cursorFilter(page)] }, { orderBy: { id: 'desc' }, limit: page.limit + 1 });
-  return toPage(rows, page, toTransformView);
+  return findPage(ctx.em, Transform, { project: ctx.project.id }, page, toTransformView);
 }
 
 export async function getTransform(ctx: ProjectContext, id: string): Promise<TransformView> {
