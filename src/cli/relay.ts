@@ -10,6 +10,7 @@ import { createOrm, migrate } from '../db/orm';
 import { buildRelaySchema } from '../graphql/schema';
 import { withDevSecrets } from '../launcher/dev-secrets';
 import { type RunningService, startEmbeddedPostgres } from '../launcher/postgres';
+import { type NeededPort, PortInUseError, assertPortsFree } from '../launcher/ports';
 import { findTemporalCli, startTemporalDevServer } from '../launcher/temporal';
 import { ensureSearchAttributes } from '../temporal/ensure-search-attributes';
 import { bundleWorkflows } from '../worker/worker';
@@ -51,9 +52,21 @@ function onShutdown(log: Logger, stop: () => Promise<void>): void {
   process.on('SIGTERM', handler);
 }
 
+/** The ports `relay start` will listen on: the API always, PostgreSQL and Temporal when it starts them itself. */
+function portsToStart(cfg: Config): NeededPort[] {
+  const ports: NeededPort[] = [{ setting: 'PORT', port: cfg.PORT, host: cfg.HOST, what: 'the HTTP API' }];
+  if (!cfg.DATABASE_URL) ports.push({ setting: 'RELAY_PG_PORT', port: cfg.RELAY_PG_PORT, host: '127.0.0.1', what: 'the embedded PostgreSQL' });
+  if (!cfg.TEMPORAL_ADDRESS) {
+    ports.push({ setting: 'RELAY_TEMPORAL_PORT', port: cfg.RELAY_TEMPORAL_PORT, host: '127.0.0.1', what: 'the Temporal dev server' });
+    ports.push({ setting: 'RELAY_TEMPORAL_UI_PORT', port: cfg.RELAY_TEMPORAL_UI_PORT, host: '127.0.0.1', what: 'the Temporal web UI' });
+  }
+  return ports;
+}
+
 async function start(): Promise<void> {
   const base = config();
   const log = createLogger(base.LOG_LEVEL);
+  await assertPortsFree(portsToStart(base));
   const dataDir = path.resolve(base.RELAY_DATA_DIR);
   const services: RunningService[] = [];
   const stopServices = async () => {
@@ -117,6 +130,7 @@ async function start(): Promise<void> {
 
 async function api(): Promise<void> {
   const cfg = config();
+  await assertPortsFree([{ setting: 'PORT', port: cfg.PORT, host: cfg.HOST, what: 'the HTTP API' }]);
   const container = await createContainer(cfg);
   const server = await startApiProcess(container);
   onShutdown(container.log, () => container.close());
@@ -189,6 +203,10 @@ main(process.argv.slice(2)).catch((err) => {
   if (err instanceof ConfigError) {
     process.stderr.write(`configuration error: ${err.message}\n`);
     process.exit(78);
+  }
+  if (err instanceof PortInUseError) {
+    process.stderr.write(`relay: ${err.message}\n`);
+    process.exit(1);
   }
   process.stderr.write(`relay: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(1);
