@@ -45,27 +45,46 @@ export function startSession(em: EntityManager, container: AppContainer, user: U
   return sessionFor(em, container, user, uuidv7());
 }
 
+/**
+ * Runs `work` in a transaction holding the family's advisory lock. Every
+ * change to a family (rotation, reuse revocation, logout) takes it, so a
+ * revocation cannot miss a token that a concurrent rotation is minting: it
+ * runs after that rotation commits, and its UPDATE then sees the new row.
+ */
+function withFamilyLock<T>(em: EntityManager, familyId: string, work: (tem: EntityManager) => Promise<T>): Promise<T> {
+  return em.transactional(async (tem) => {
+    await tem.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`refresh-family:${familyId}`]);
+    return work(tem);
+  });
+}
+
 async function revokeFamily(em: EntityManager, familyId: string): Promise<void> {
   await em.nativeUpdate(RefreshToken, { familyId, revokedAt: null }, { revokedAt: new Date() });
 }
 
 export async function rotateSession(em: EntityManager, container: AppContainer, presented: string): Promise<SessionView> {
-  const stored = await em.findOne(RefreshToken, { tokenHash: hashToken(presented) }, { populate: ['user'] });
-  if (!stored) throw new UnauthenticatedError('The refresh token is invalid: log in again.', 'invalid_refresh_token');
-  if (stored.expiresAt.getTime() <= Date.now()) {
-    throw new UnauthenticatedError('The refresh token has expired: log in again.', 'refresh_token_expired');
-  }
-  // Spend it atomically: of two concurrent refreshes with one token, only one wins; the other counts as reuse.
-  const spent = stored.revokedAt ? 0 : await em.nativeUpdate(RefreshToken, { id: stored.id, revokedAt: null }, { revokedAt: new Date() });
-  if (spent === 0) {
-    await revokeFamily(em, stored.familyId);
+  const found = await em.findOne(RefreshToken, { tokenHash: hashToken(presented) }, { fields: ['familyId'] });
+  if (!found) throw new UnauthenticatedError('The refresh token is invalid: log in again.', 'invalid_refresh_token');
+  const outcome = await withFamilyLock(em, found.familyId, async (tem) => {
+    // Read again under the lock: a concurrent refresh may have spent it meanwhile.
+    const stored = await tem.findOneOrFail(RefreshToken, found.id, { populate: ['user'], refresh: true });
+    if (stored.expiresAt.getTime() <= Date.now()) return 'expired' as const;
+    if (stored.revokedAt) {
+      await revokeFamily(tem, stored.familyId);
+      return 'reused' as const;
+    }
+    stored.revokedAt = new Date();
+    return sessionFor(tem, container, stored.user, stored.familyId);
+  });
+  if (outcome === 'expired') throw new UnauthenticatedError('The refresh token has expired: log in again.', 'refresh_token_expired');
+  if (outcome === 'reused') {
     throw new UnauthenticatedError('This refresh token was already used, so every session it belongs to has been revoked: log in again.', 'refresh_token_reused');
   }
-  return sessionFor(em, container, stored.user, stored.familyId);
+  return outcome;
 }
 
 /** Logout: the presented refresh token's family stops working. Unknown tokens are ignored (logout is idempotent). */
 export async function endSession(em: EntityManager, presented: string): Promise<void> {
-  const stored = await em.findOne(RefreshToken, { tokenHash: hashToken(presented) });
-  if (stored) await revokeFamily(em, stored.familyId);
+  const stored = await em.findOne(RefreshToken, { tokenHash: hashToken(presented) }, { fields: ['familyId'] });
+  if (stored) await withFamilyLock(em, stored.familyId, (tem) => revokeFamily(tem, stored.familyId));
 }
