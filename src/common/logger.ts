@@ -11,6 +11,44 @@ const REDACT = [
   '*.password', '*.access_token', '*.refresh_token', '*.authorization', 'req.headers.authorization',
 ];
 
-export function createLogger(level: string = process.env.LOG_LEVEL ?? 'info', name = 'relay'): Logger {
-  return pino({ name, level, redact: { paths: REDACT, censor: '[redacted]' } });
+/** Fields of a PostgreSQL error that quote row values ("Key (email)=(…)", "Failing row contains (…)") or other statements. */
+const VALUE_FIELDS = ['detail', 'where', 'internalQuery', 'params', 'parameters', 'bindings'];
+
+const QUOTED_LITERAL = /[EeXxBbUu]?'(?:[^']|'')*'/g;
+const NUMERIC_LITERAL = /(?<![\w".$])-?\d+(?:\.\d+)?(?![\w"])/g;
+
+/**
+ * MikroORM inlines parameters into the statement it sends, and the driver
+ * puts that statement in the error message ("<statement> - <reason>"): a
+ * failed INSERT into users would log the password hash. Literals in the
+ * statement become `?`; the reason and the SQLSTATE code stay.
+ */
+export function withoutBoundValues(message: string): string {
+  const cut = message.lastIndexOf(' - ');
+  const statement = cut >= 0 ? message.slice(0, cut) : message;
+  const reason = cut >= 0 ? message.slice(cut) : '';
+  return statement.replace(QUOTED_LITERAL, '?').replace(NUMERIC_LITERAL, '?') + reason.replace(QUOTED_LITERAL, '?');
+}
+
+/** A PostgreSQL error (pg's, or MikroORM's wrapper of it): a SQLSTATE code and a severity. */
+function isStatementError(err: Record<string, unknown>): boolean {
+  return typeof err.code === 'string' && /^[0-9A-Z]{5}$/.test(err.code) && typeof err.severity === 'string';
+}
+
+function serializeError(err: unknown): unknown {
+  const serialized = pino.stdSerializers.err(err as Error) as unknown as Record<string, unknown>;
+  if (!serialized || typeof serialized !== 'object' || !isStatementError(serialized)) return serialized;
+  const safe: Record<string, unknown> = { ...serialized };
+  for (const field of VALUE_FIELDS) delete safe[field];
+  if (typeof safe.message === 'string') {
+    const message = safe.message;
+    safe.message = withoutBoundValues(message);
+    // The stack repeats the message.
+    if (typeof safe.stack === 'string') safe.stack = safe.stack.replace(message, safe.message as string);
+  }
+  return safe;
+}
+
+export function createLogger(level: string = process.env.LOG_LEVEL ?? 'info', name = 'relay', destination?: pino.DestinationStream): Logger {
+  return pino({ name, level, redact: { paths: REDACT, censor: '[redacted]' }, serializers: { err: serializeError } }, destination);
 }

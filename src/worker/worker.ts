@@ -30,8 +30,11 @@ function installRuntimeLogger(log: Logger): void {
   runtimeInstalled = true;
   Runtime.install({
     logger: new DefaultLogger('WARN', ({ level, message, meta }) => {
-      if (level === 'ERROR') log.error({ temporal: meta }, message);
-      else log.warn({ temporal: meta }, message);
+      // An activity's error goes under `err`, so the logger's error serializer (bound values removed) handles it.
+      const { error, ...temporal } = meta ?? {};
+      const fields = error === undefined ? { temporal } : { temporal, err: error };
+      if (level === 'ERROR') log.error(fields, message);
+      else log.warn(fields, message);
     }),
   });
 }
