@@ -1,0 +1,324 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createHmac, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Agent, fetch as undiciFetch } from 'undici';
+import { uuidv7 } from '../src/common/ids';
+import { SecretBox } from '../src/common/secret-box';
+import { createOrm, migrate } from '../src/db/orm';
+import { startEmbeddedPostgres } from '../src/launcher/postgres';
+import { findTemporalCli, startTemporalDevServer } from '../src/launcher/temporal';
+
+/**
+ * `npm run bench:soak [-- --minutes 30 --rate 300 --sample-seconds 30 --heap-snapshots DIR]`
+ *
+ * A bounded memory soak: the real `relay api` and `relay worker` processes
+ * (each its own Node process), on a private PostgreSQL and Temporal dev
+ * server, receive a steady stream of signed webhooks (`--rate` per second,
+ * 127.0.0.1 only) and deliver each to a local receiver (a child process).
+ * Every `--sample-seconds` the RSS of both processes is read from /proc and
+ * recorded with the counts accepted and delivered. Stops after `--minutes`.
+ * `--heap-snapshots DIR` starts both with `--heapsnapshot-signal=SIGUSR2`
+ * and takes a snapshot of each after the warm-up and at the end, to diff in
+ * Chrome DevTools. Writes bench/results/soak.json and the `## Memory soak`
+ * section of docs/benchmarks.md.
+ */
+const REPO = path.resolve(__dirname, '..');
+const RESULTS = path.join(REPO, 'bench', 'results', 'soak.json');
+const DOC = path.join(REPO, 'docs', 'benchmarks.md');
+
+const RECEIVER = `
+const http = require('node:http');
+let count = 0;
+const server = http.createServer((req, res) => {
+  req.resume();
+  req.on('end', () => { count++; res.writeHead(200, { 'content-type': 'text/plain' }); res.end('ok'); });
+});
+server.keepAliveTimeout = 60000;
+server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
+process.on('message', () => process.send({ count }));
+`;
+
+interface Options {
+  minutes: number;
+  rate: number;
+  sampleSeconds: number;
+  heapSnapshots?: string;
+}
+
+interface Sample {
+  elapsed_s: number;
+  api_rss_mib: number;
+  worker_rss_mib: number;
+  accepted: number;
+  delivered: number;
+  load_1m: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const mib = (bytes: number) => Math.round((bytes / 1048576) * 10) / 10;
+
+function parseArgs(args: string[]): Options {
+  const get = (name: string) => {
+    const i = args.indexOf(`--${name}`);
+    return i >= 0 ? args[i + 1] : undefined;
+  };
+  const opts = {
+    minutes: Number(get('minutes') ?? 30),
+    rate: Number(get('rate') ?? 300),
+    sampleSeconds: Number(get('sample-seconds') ?? 30),
+    heapSnapshots: get('heap-snapshots'),
+  };
+  if (!(opts.minutes > 0 && opts.minutes <= 240)) throw new Error('--minutes must be between 0 and 240');
+  if (!(opts.rate > 0 && opts.rate <= 2000)) throw new Error('--rate must be between 1 and 2000');
+  if (!(opts.sampleSeconds >= 1)) throw new Error('--sample-seconds must be at least 1');
+  return opts;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer().unref().on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resident set size of a process, from /proc (Linux). */
+function rssBytes(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = /^VmRSS:\s+(\d+) kB$/m.exec(status);
+  return kb ? Number(kb[1]) * 1024 : NaN;
+}
+
+async function waitReady(baseUrl: string, child: ChildProcess, what: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}`);
+    if (await fetch(`${baseUrl}/readyz`).then((r) => r.ok, () => false)) return;
+    await sleep(100);
+  }
+  throw new Error(`${what} did not become ready`);
+}
+
+export async function main(args: string[]): Promise<void> {
+  const opts = parseArgs(args);
+  const stops: Array<() => Promise<unknown> | unknown> = [];
+  try {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-bench-soak-'));
+    fs.chmodSync(dataDir, 0o755);
+    stops.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+    const pg = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'pg'), port: await freePort() });
+    stops.push(() => pg.stop());
+    const orm = await createOrm(pg.url);
+    await migrate(orm);
+    const knex = orm.em.getConnection().getKnex();
+    stops.push(() => orm.close());
+    // The dev server's SQLite file on tmpfs when there is one (as bench:delivery does): this disk's fsync latency is not what is measured.
+    const shm = fs.existsSync('/dev/shm') ? fs.mkdtempSync('/dev/shm/relay-bench-soak-') : null;
+    if (shm) stops.push(() => fs.rmSync(shm, { recursive: true, force: true }));
+    const temporal = await startTemporalDevServer({
+      cliPath: findTemporalCli(process.env.TEMPORAL_CLI_PATH),
+      dbFile: path.join(shm ?? dataDir, 'temporal.db'),
+      port: await freePort(),
+      uiPort: await freePort(),
+      namespace: 'default',
+    });
+    stops.push(() => temporal.stop());
+
+    const receiver = spawn(process.execPath, ['-e', RECEIVER], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    stops.push(() => receiver.kill());
+    const ask = <T>(send: boolean) =>
+      new Promise<T>((resolve) => {
+        receiver.once('message', (m) => resolve(m as T));
+        if (send) receiver.send('count');
+      });
+    const { port: receiverPort } = await ask<{ port: number }>(false);
+
+    const keys = `bench:${randomBytes(32).toString('base64')}`;
+    const box = new SecretBox([{ id: 'bench', key: Buffer.from(keys.split(':')[1], 'base64') }]);
+    const secret = `whsec_${randomBytes(24).toString('hex')}`;
+    const slug = `soak-${randomBytes(4).toString('hex')}`;
+    const [org, user, project, endpoint, destination] = [uuidv7(), uuidv7(), uuidv7(), uuidv7(), uuidv7()];
+    await knex.raw('insert into organizations (id, name, plan) values (?, ?, ?)', [org, 'Soak', 'growth']);
+    await knex.raw('insert into users (id, email) values (?, ?)', [user, `soak-${slug}@example.test`]);
+    await knex.raw('insert into projects (id, organization_id, user_id, name, slug) values (?, ?, ?, ?, ?)', [project, org, user, 'Soak', slug]);
+    await knex.raw('insert into webhook_endpoints (id, project_id, name, slug, signing_secret_enc) values (?, ?, ?, ?, ?)', [endpoint, project, 'Soak', slug, box.seal(secret)]);
+    await knex.raw('insert into destinations (id, project_id, name, type, webhook_url_enc, signing_secret_enc) values (?, ?, ?, ?, ?, ?)', [
+      destination, project, 'Receiver', 'webhook', box.seal(`http://127.0.0.1:${receiverPort}/hook`), box.seal('soak-destination-secret'),
+    ]);
+    await knex.raw('insert into endpoint_destinations (id, endpoint_id, destination_id) values (?, ?, ?)', [uuidv7(), endpoint, destination]);
+
+    const env = {
+      ...process.env,
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'warn',
+      HOST: '127.0.0.1',
+      DATABASE_URL: pg.url,
+      TEMPORAL_ADDRESS: temporal.url,
+      TEMPORAL_TASK_QUEUE: `soak-${randomBytes(3).toString('hex')}`,
+      RELAY_DATA_DIR: dataDir,
+      RELAY_ENCRYPTION_KEYS: keys,
+      RELAY_JWT_SECRET: randomBytes(32).toString('hex'),
+    };
+    const nodeFlags = opts.heapSnapshots ? [`--heapsnapshot-signal=SIGUSR2`, `--diagnostic-dir=${path.resolve(opts.heapSnapshots)}`] : [];
+    if (opts.heapSnapshots) fs.mkdirSync(opts.heapSnapshots, { recursive: true });
+    const processes: Record<'api' | 'worker', { child: ChildProcess; baseUrl: string }> = {} as never;
+    for (const command of ['api', 'worker'] as const) {
+      const port = await freePort();
+      const child = spawn(process.execPath, [...nodeFlags, path.join(REPO, 'bin', 'relay.js'), command], { cwd: REPO, env: { ...env, PORT: String(port) }, stdio: ['ignore', 'inherit', 'inherit'] });
+      stops.push(() => {
+        if (child.exitCode !== null) return undefined;
+        child.kill('SIGINT');
+        return new Promise((r) => child.once('exit', r));
+      });
+      processes[command] = { child, baseUrl: `http://127.0.0.1:${port}` };
+    }
+    await waitReady(processes.api.baseUrl, processes.api.child, 'relay api');
+    // The worker serves no HTTP: it is ready when the first delivery arrives (below).
+
+    // Steady load: every 100 ms a tick sends rate/10 signed requests over a bounded keep-alive pool.
+    const dispatcher = new Agent({ connections: 64, keepAliveTimeout: 30_000 });
+    stops.push(() => dispatcher.close());
+    const url = `${processes.api.baseUrl}/hooks/${slug}`;
+    let seq = 0;
+    let accepted = 0;
+    const failures: Record<string, number> = {};
+    const sendOne = async () => {
+      const body = JSON.stringify({ type: 'order.created', seq: seq++, data: { id: `ord_${seq}`, note: 'x'.repeat(400) } });
+      const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+      try {
+        const res = await undiciFetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, dispatcher });
+        await res.arrayBuffer();
+        if (res.status === 202) accepted++;
+        else failures[res.status] = (failures[res.status] ?? 0) + 1;
+      } catch (err) {
+        const key = (err as Error).name;
+        failures[key] = (failures[key] ?? 0) + 1;
+      }
+    };
+    const perTick = opts.rate / 10;
+    let owed = 0;
+    const inFlight = new Set<Promise<void>>();
+    const ticker = setInterval(() => {
+      owed += perTick;
+      for (; owed >= 1; owed--) {
+        // Bounded: a stalled service makes the load back off instead of piling up requests.
+        if (inFlight.size >= 2000) break;
+        const p = sendOne().finally(() => inFlight.delete(p));
+        inFlight.add(p);
+      }
+    }, 100);
+    stops.push(() => clearInterval(ticker));
+
+    const sample = async (startedAt: number): Promise<Sample> => ({
+      elapsed_s: Math.round((Date.now() - startedAt) / 1000),
+      api_rss_mib: mib(rssBytes(processes.api.child.pid!)),
+      worker_rss_mib: mib(rssBytes(processes.worker.child.pid!)),
+      accepted,
+      delivered: (await ask<{ count: number }>(true)).count,
+      load_1m: Number(os.loadavg()[0].toFixed(1)),
+    });
+    const snapshot = async (label: string) => {
+      if (!opts.heapSnapshots) return;
+      for (const { child } of Object.values(processes)) child.kill('SIGUSR2');
+      process.stderr.write(`soak: heap snapshots (${label}) requested into ${opts.heapSnapshots}\n`);
+      await sleep(15_000);
+    };
+
+    // Warm-up: one minute of load, so JIT, pools and the workflow cache reach their working size.
+    process.stderr.write(`soak: warm-up 60 s at ${opts.rate} events/s\n`);
+    const warmStart = Date.now();
+    await sleep(60_000);
+    const warm = await sample(warmStart);
+    if (warm.delivered === 0) throw new Error('nothing was delivered during the warm-up: is the worker running?');
+    await snapshot('after warm-up');
+
+    const samples: Sample[] = [];
+    const startedAt = Date.now();
+    const endAt = startedAt + opts.minutes * 60_000;
+    const acceptedAtStart = accepted;
+    samples.push(await sample(startedAt));
+    process.stderr.write(`soak: ${opts.minutes} min, sample every ${opts.sampleSeconds} s\n`);
+    while (Date.now() < endAt) {
+      await sleep(Math.min(opts.sampleSeconds * 1000, endAt - Date.now()));
+      const s = await sample(startedAt);
+      samples.push(s);
+      process.stderr.write(`soak: ${JSON.stringify(s)}\n`);
+      for (const { child } of Object.values(processes)) if (child.exitCode !== null) throw new Error('a relay process exited during the soak');
+    }
+    clearInterval(ticker);
+    await Promise.all(inFlight);
+    await snapshot('at the end');
+
+    const first = samples[0];
+    const last = samples[samples.length - 1];
+    const peak = (key: 'api_rss_mib' | 'worker_rss_mib') => Math.max(...samples.map((s) => s[key]));
+    // Growth over the second half: a leak keeps climbing there; a cache that filled up does not.
+    const half = samples[Math.floor(samples.length / 2)];
+    const figures = {
+      date: new Date().toISOString(),
+      machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, total_mem_mib: mib(os.totalmem()), load_1m_max: Math.max(...samples.map((s) => s.load_1m)) },
+      options: { minutes: opts.minutes, rate: opts.rate, sample_seconds: opts.sampleSeconds },
+      events_per_second_accepted: Math.round((last.accepted - acceptedAtStart) / (last.elapsed_s || 1)),
+      accepted: last.accepted,
+      delivered: last.delivered,
+      failures,
+      rss_mib: {
+        api: { start: first.api_rss_mib, end: last.api_rss_mib, peak: peak('api_rss_mib'), second_half_growth: Math.round((last.api_rss_mib - half.api_rss_mib) * 10) / 10 },
+        worker: { start: first.worker_rss_mib, end: last.worker_rss_mib, peak: peak('worker_rss_mib'), second_half_growth: Math.round((last.worker_rss_mib - half.worker_rss_mib) * 10) / 10 },
+      },
+      samples,
+    };
+    fs.mkdirSync(path.dirname(RESULTS), { recursive: true });
+    fs.writeFileSync(RESULTS, JSON.stringify(figures, null, 2) + '\n');
+    writeDocSection(figures);
+    process.stdout.write(JSON.stringify({ ...figures, samples: undefined }, null, 2) + '\n');
+  } finally {
+    for (const stop of stops.reverse()) {
+      try {
+        await stop();
+      } catch (err) {
+        process.stderr.write(`soak cleanup step failed: ${(err as Error).message}\n`);
+      }
+    }
+  }
+}
+
+function writeDocSection(f: {
+  date: string;
+  machine: { cpus: number; node: string; load_1m_max: number };
+  options: { minutes: number; rate: number; sample_seconds: number };
+  events_per_second_accepted: number;
+  accepted: number;
+  delivered: number;
+  rss_mib: Record<'api' | 'worker', { start: number; end: number; peak: number; second_half_growth: number }>;
+  samples: Sample[];
+}): void {
+  // One row per 5 minutes (and the last), so a 30-minute run stays readable; every sample is in soak.json.
+  const every = Math.max(1, Math.round(300 / f.options.sample_seconds));
+  const rows = f.samples.filter((_, i) => i % every === 0 || i === f.samples.length - 1);
+  const section = [
+    '<!-- soak:start -->',
+    '## Memory soak (`npm run bench:soak`)',
+    '',
+    `One run on ${f.date.slice(0, 16).replace('T', ' ')} UTC: ${f.options.minutes} minutes (after a 1-minute warm-up) at ${f.options.rate} events/s offered (${f.events_per_second_accepted}/s accepted), ` +
+      `the real \`relay api\` and \`relay worker\` processes, each event delivered to a local receiver; RSS read from /proc every ${f.options.sample_seconds} s.`,
+    `${f.machine.cpus} cores, Node ${f.machine.node}. **The machine is shared with other engineers' test runs and is loaded** (1-minute load average up to ${f.machine.load_1m_max}); ` +
+      'PostgreSQL, the Temporal dev server, the load generator and the receiver run on it too, so rates and absolute RSS vary between runs.',
+    '',
+    '| minute | API RSS (MiB) | worker RSS (MiB) | accepted | delivered | load (1 min) |',
+    '|---|---|---|---|---|---|',
+    ...rows.map((s) => `| ${(s.elapsed_s / 60).toFixed(1)} | ${s.api_rss_mib} | ${s.worker_rss_mib} | ${s.accepted} | ${s.delivered} | ${s.load_1m} |`),
+    '',
+    `API: ${f.rss_mib.api.start} → ${f.rss_mib.api.end} MiB (peak ${f.rss_mib.api.peak}, second-half growth ${f.rss_mib.api.second_half_growth}). ` +
+      `Worker: ${f.rss_mib.worker.start} → ${f.rss_mib.worker.end} MiB (peak ${f.rss_mib.worker.peak}, second-half growth ${f.rss_mib.worker.second_half_growth}). ` +
+      `${f.accepted} events accepted, ${f.delivered} deliveries received. Every sample: bench/results/soak.json.`,
+    '<!-- soak:end -->',
+  ].join('\n');
+  const doc = fs.existsSync(DOC) ? fs.readFileSync(DOC, 'utf8') : '# Benchmarks\n';
+  const marked = /<!-- soak:start -->[\s\S]*<!-- soak:end -->/;
+  fs.writeFileSync(DOC, marked.test(doc) ? doc.replace(marked, section) : `${doc.trimEnd()}\n\n${section}\n`);
+}
