@@ -7,6 +7,7 @@ import type { AppContainer } from '../app/container';
 import { createGraphQLContext } from '../graphql/context';
 import { createApolloServer, graphqlMiddleware } from '../graphql/http';
 import { buildRelaySchema } from '../graphql/schema';
+import { wsOperationHooks } from '../graphql/ws-operations';
 import { wsHooks } from '../subscriptions/ws-hooks';
 import { createHttpApp } from './app';
 
@@ -33,6 +34,7 @@ export async function startApiServer(container: AppContainer, port = container.c
         });
       },
       ...wsHooks(container),
+      ...wsOperationHooks(schema),
     },
     wsServer,
   );
