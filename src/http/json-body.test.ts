@@ -26,4 +26,10 @@ describe('raw body', () => {
     expect(parseJsonBody(Buffer.from('{"a":1}')).value).toEqual({ a: 1 });
     expect(() => parseJsonBody(Buffer.from('{"a":'))).toThrow(expect.objectContaining({ status: 400, code: 'malformed_json' }));
   });
+
+  it('answers 400 invalid_utf8 for bytes that are not UTF-8, and keeps multi-byte text as sent', () => {
+    expect(() => parseJsonBody(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x22, 0x7d]))).toThrow(expect.objectContaining({ status: 400, code: 'invalid_utf8' }));
+    expect(() => parseJsonBody(Buffer.from([0x22, 0xed, 0xa0, 0x80, 0x22]))).toThrow(expect.objectContaining({ code: 'invalid_utf8' }));
+    expect(parseJsonBody(Buffer.from('{"a":"café ☃ 😀"}')).text).toBe('{"a":"café ☃ 😀"}');
+  });
 });

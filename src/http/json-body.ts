@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../common/errors';
 
@@ -36,8 +37,14 @@ export async function readRawBody(req: IncomingMessage, limit: number): Promise<
   return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
 }
 
-/** The parsed body and its text (stored as-is in the `json` payload column). */
+/**
+ * The parsed body and its text (stored as-is in the `json` payload column).
+ * Bytes that are not UTF-8 are refused rather than decoded with replacement
+ * characters, which would store a text that no longer matches the signed bytes.
+ */
 export function parseJsonBody(raw: Buffer): { text: string; value: unknown } {
+  // isUtf8 is a native (SIMD) scan: cheap on the ingress hot path.
+  if (!isUtf8(raw)) throw new ValidationError('Request body is not valid UTF-8; send JSON encoded as UTF-8.', undefined, 'invalid_utf8');
   const text = raw.toString('utf8');
   try {
     return { text, value: JSON.parse(text) };

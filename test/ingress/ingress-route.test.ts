@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WebhookEndpoint } from '../../src/endpoints/endpoint.entity';
 import { notifyEndpointChanged } from '../../src/ingress/endpoint-cache';
@@ -109,6 +110,20 @@ describe('POST /hooks/:slug: route, body, storage, hand-off', () => {
     const tooLarge = await postHook(api.baseUrl, slug, big, hubSignature(secret, big));
     expect(tooLarge.status).toBe(413);
     expect(tooLarge.body.error?.code).toBe('payload_too_large');
+    expect(await countEvents()).toBe(before);
+  });
+
+  it('answers 400 invalid_utf8 for a correctly signed body that is not valid UTF-8, storing nothing', async () => {
+    const before = await countEvents();
+    // "caf\xe9" in Latin-1: JSON-shaped, signed over these exact bytes, but not UTF-8.
+    const body = Buffer.concat([Buffer.from('{"name": "caf'), Buffer.from([0xe9]), Buffer.from('"}')]);
+    const res = await fetch(`${api.baseUrl}/hooks/${slug}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Hub-Signature-256': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` },
+      body,
+    });
+    expect(res.status).toBe(400);
+    expect((await res.json()).error).toMatchObject({ code: 'invalid_utf8', message: expect.stringContaining('UTF-8') });
     expect(await countEvents()).toBe(before);
   });
 
