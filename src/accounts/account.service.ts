@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import argon2 from 'argon2';
 import { z } from 'zod';
 import type { UserContext } from '../auth/access';
+import { AuthThrottle } from '../auth/auth-throttle';
 import { RefreshToken } from '../auth/refresh-token.entity';
 import { ConflictError, UnauthenticatedError, ValidationError } from '../common/errors';
 import type { RequestContext } from '../common/request-context';
@@ -74,6 +75,7 @@ export async function provisionUser(
 }
 
 export async function signup(ctx: RequestContext, input: SignupInput): Promise<SessionView> {
+  await AuthThrottle.for(ctx.container).takeIpAttempt('signup', ctx.clientIp);
   const passwordHash = await hashPassword(input.password);
   return ctx.em.transactional(async (em) => {
     const invite = input.invite_token ? await findUsableInvite(em, input.invite_token) : undefined;
@@ -83,16 +85,23 @@ export async function signup(ctx: RequestContext, input: SignupInput): Promise<S
 }
 
 export async function login(ctx: RequestContext, input: LoginInput): Promise<SessionView> {
+  const throttle = AuthThrottle.for(ctx.container);
+  const giveBackIpAttempt = await throttle.takeIpAttempt('login', ctx.clientIp);
+  const attempt = await throttle.startLoginAttempt(input.email);
   const user = await ctx.em.findOne(User, { email: input.email });
   // Verify against a dummy hash when there is no password to check, so timing does not reveal whether the email exists.
   const hash = user?.passwordHash ?? (await (dummyHash ??= hashPassword('not-a-real-password')));
   const ok = await argon2.verify(hash, input.password).catch(() => false);
   if (!user || !user.passwordHash || !ok) throw new UnauthenticatedError('Email or password is incorrect.', 'invalid_credentials');
+  await Promise.all([attempt.succeeded(), giveBackIpAttempt()]);
   return startSession(ctx.em, ctx.container, user);
 }
 
-export function refresh(ctx: RequestContext, input: RefreshInput): Promise<SessionView> {
-  return rotateSession(ctx.em, ctx.container, input.refresh_token);
+export async function refresh(ctx: RequestContext, input: RefreshInput): Promise<SessionView> {
+  const giveBackIpAttempt = await AuthThrottle.for(ctx.container).takeIpAttempt('refresh', ctx.clientIp);
+  const session = await rotateSession(ctx.em, ctx.container, input.refresh_token);
+  await giveBackIpAttempt();
+  return session;
 }
 
 export async function logout(ctx: RequestContext, input: RefreshInput): Promise<void> {

@@ -22,6 +22,8 @@ export interface RequestContext {
   /** The project the caller selected (`X-Project-Id` header or `project_id` parameter), if any. */
   projectHint?: string;
   requestId: string;
+  /** The caller's address (src/http/client-address.ts), for per-IP limits; absent for internal callers. */
+  clientIp?: string;
   container: AppContainer;
 }
 

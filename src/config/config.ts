@@ -44,6 +44,15 @@ const schema = z.object({
   /** Management API (`/v1`, `/graphql`) requests per credential and window; 0 turns the limit off. */
   RELAY_API_RATE_LIMIT: int(0, 1_000_000).default(600),
   RELAY_API_RATE_WINDOW_SECONDS: int(1, 3600).default(60),
+  /** Reverse proxies in front that append to X-Forwarded-For; 0 ignores the header (src/http/client-address.ts). */
+  RELAY_TRUST_PROXY: int(0, 10).default(0),
+  /** Sign-in throttle (src/auth/auth-throttle.ts): failed logins per account before lockouts, first lockout, longest lockout; 0 failures turns it off. */
+  RELAY_LOGIN_MAX_FAILURES: int(0, 1000).default(5),
+  RELAY_LOGIN_LOCKOUT_SECONDS: int(1, 3600).default(30),
+  RELAY_LOGIN_LOCKOUT_MAX_SECONDS: int(1, 86400).default(900),
+  /** Per client IP and window: signups, failed logins, failed refreshes (each counted apart); 0 turns it off. */
+  RELAY_AUTH_IP_LIMIT: int(0, 1_000_000).default(30),
+  RELAY_AUTH_IP_WINDOW_SECONDS: int(1, 3600).default(60),
 
   RELAY_MAX_BODY_BYTES: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
   RELAY_DELIVERY_TIMEOUT_MS: int(100, 300_000).default(30_000),

@@ -35,7 +35,7 @@ export function graphqlMiddleware(container: AppContainer, apollo: ApolloServer<
       context: () =>
         createGraphQLContext(
           container,
-          { authorization: ctx.get('authorization') || undefined, projectId: ctx.get('x-project-id') || undefined },
+          { authorization: ctx.get('authorization') || undefined, projectId: ctx.get('x-project-id') || undefined, clientIp: ctx.ip },
           ctx.state.requestId,
         ),
     });

@@ -6,13 +6,17 @@ import { healthRoutes } from '../health/health.routes';
 import { ingressRoutes } from '../ingress/ingress.routes';
 import { metricsRoutes } from '../metrics/metrics.routes';
 import { managementRateLimit } from '../rate-limit/management-rate-limit';
+import { clientAddress } from './client-address';
 import { errorMiddleware } from './error-middleware';
 import { v1Router } from './v1';
 
 /** The Koa app: ingress (`/hooks/:slug`), the `/v1` REST facade, `/graphql`, health. */
 export function createHttpApp(container: AppContainer, graphql: Middleware): Koa {
-  const app = new Koa({ proxy: true });
+  const hops = container.config.RELAY_TRUST_PROXY;
+  // X-Forwarded-* only from the proxies the operator declared; `ctx.ip` is the one client address everything uses.
+  const app = new Koa({ proxy: hops > 0 });
   app.use(async (ctx, next) => {
+    ctx.request.ip = clientAddress(ctx.req, hops);
     ctx.state.requestId = ctx.get('X-Request-Id') || randomUUID();
     ctx.set('X-Request-Id', ctx.state.requestId);
     await next();

@@ -72,6 +72,7 @@ export async function createRequestContext(container: AppContainer, http: Contex
     authError: error,
     projectHint: http.get('x-project-id') || firstString(http.query.project_id),
     requestId: http.state.requestId,
+    clientIp: http.ip,
     container,
   };
 }
