@@ -6,6 +6,7 @@ import { ValidationError } from './errors';
  * input becomes a 400 with field-level details, for REST and GraphQL alike.
  */
 export function parseInput<T>(schema: ZodType<T>, value: unknown, where = 'body'): T {
+  assertNoNulCharacters(value, where);
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const fields = result.error.issues.map((issue) => ({ field: issue.path.join('.') || where, message: issue.message }));
@@ -20,4 +21,36 @@ export function snakeKeys(input: object): Record<string, unknown> {
       .filter(([, value]) => value !== undefined)
       .map(([key, value]) => [key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), value]),
   );
+}
+
+const NUL_MESSAGE = 'must not contain the NUL character (\\u0000)';
+
+/** The path (`a.b.0`) of the first string inside `value` (keys included) that holds a NUL character. */
+function findNulCharacter(value: unknown, path: string[] = []): string[] | undefined {
+  if (typeof value === 'string') return value.includes('\0') ? path : undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = findNulCharacter(value[i], [...path, String(i)]);
+      if (found) return found;
+    }
+  } else if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const found = key.includes('\0') ? [...path, key] : findNulCharacter(item, [...path, key]);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * PostgreSQL text cannot hold NUL, so any text input holding one is refused
+ * with a 400 naming the field, before any schema or service sees it. Called
+ * for every REST input (through parseInput) and every GraphQL argument
+ * (src/graphql/schema.ts).
+ */
+export function assertNoNulCharacters(value: unknown, where = 'body'): void {
+  const path = findNulCharacter(value);
+  if (!path) return;
+  const field = path.join('.') || where;
+  throw new ValidationError(`Invalid ${where}: ${field}: ${NUL_MESSAGE}`, { in: where, fields: [{ field, message: NUL_MESSAGE }] });
 }

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { GraphQLSchema } from 'graphql';
-import { buildSchema, type NonEmptyArray } from 'type-graphql';
+import { buildSchema, type MiddlewareFn, type NonEmptyArray } from 'type-graphql';
+import { assertNoNulCharacters } from '../common/validation';
 import { DeliveryResolver } from '../deliveries/delivery.resolver';
 import { EventResolver } from '../events/event.resolver';
 import { AccountResolver } from '../accounts/account.resolver';
@@ -22,10 +23,16 @@ import { LiveResolver } from '../subscriptions/live.resolver';
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
 export const resolvers: NonEmptyArray<Function> = [HealthResolver, ProjectResolver, AccountResolver, OrganizationResolver, ApiKeyResolver, OAuthResolver, EventResolver, DeliveryResolver, LiveResolver, EndpointResolver, FilterGroupResolver, DestinationResolver, LinkResolver, TemplateResolver, TransformResolver];
 
+/** Every argument of every field, whether or not its resolver calls parseInput, is checked for NUL characters. */
+const rejectNulArguments: MiddlewareFn = ({ args }, next) => {
+  assertNoNulCharacters(args, 'arguments');
+  return next();
+};
+
 let cached: Promise<GraphQLSchema> | undefined;
 
 /** Built once per process. `npm run schema:emit` writes it to schema/schema.graphql. */
 export function buildRelaySchema(): Promise<GraphQLSchema> {
-  cached ??= buildSchema({ resolvers, validate: false, pubSub: noTopicPubSub });
+  cached ??= buildSchema({ resolvers, validate: false, pubSub: noTopicPubSub, globalMiddlewares: [rejectNulArguments] });
   return cached;
 }

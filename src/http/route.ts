@@ -4,7 +4,7 @@ import { type ZodType, z } from 'zod';
 import type { AppContainer } from '../app/container';
 import { type AccessRequirement, authorize, type UserContext } from '../auth/access';
 import { resolvePrincipal } from '../auth/principal';
-import { parseInput } from '../common/validation';
+import { assertNoNulCharacters, parseInput } from '../common/validation';
 import type { OrganizationContext, ProjectContext, RequestContext } from '../common/request-context';
 import { readJsonBody } from './json-body';
 
@@ -82,6 +82,8 @@ export function mountRoutes(router: Router, container: AppContainer, routes: Rou
     router[def.method](def.path, async (http) => {
       const params = parse(def.params, http.params, 'path');
       const rawBody = def.body ? await readJsonBody(http.req, container.config.RELAY_MAX_BODY_BYTES) : undefined;
+      // Before the body's project_id is read as a hint below.
+      assertNoNulCharacters(rawBody, 'body');
       const ctx = await createRequestContext(container, http);
       const hints = {
         projectId: firstString((params as Record<string, unknown>).projectId) ?? firstString((rawBody as Record<string, unknown> | undefined)?.project_id) ?? ctx.projectHint,
