@@ -123,7 +123,7 @@ describe('POST /hooks/:slug: route, body, storage, hand-off', () => {
       body,
     });
     expect(res.status).toBe(400);
-    expect((await res.json()).error).toMatchObject({ code: 'invalid_utf8', message: expect.stringContaining('UTF-8') });
+    expect(((await res.json()) as { error: unknown }).error).toMatchObject({ code: 'invalid_utf8', message: expect.stringContaining('UTF-8') });
     expect(await countEvents()).toBe(before);
   });
 
