@@ -44,6 +44,13 @@ const schema = z.object({
   /** Management API (`/v1`, `/graphql`) requests per credential and window; 0 turns the limit off. */
   RELAY_API_RATE_LIMIT: int(0, 1_000_000).default(600),
   RELAY_API_RATE_WINDOW_SECONDS: int(1, 3600).default(60),
+  /** GraphQL document bounds (src/graphql/query-limits.ts), checked before validation and execution. */
+  RELAY_GRAPHQL_MAX_DOCUMENT_BYTES: int(256, 10 * 1024 * 1024).default(64 * 1024),
+  RELAY_GRAPHQL_MAX_DEPTH: int(2, 100).default(15),
+  RELAY_GRAPHQL_MAX_ALIASES: int(0, 10_000).default(50),
+  RELAY_GRAPHQL_MAX_COST: int(10, 10_000_000).default(10_000),
+  /** GraphQL cost that counts as one request against RELAY_API_RATE_LIMIT. */
+  RELAY_GRAPHQL_COST_PER_REQUEST: int(1, 1_000_000).default(100),
   /** Reverse proxies in front that append to X-Forwarded-For; 0 ignores the header (src/http/client-address.ts). */
   RELAY_TRUST_PROXY: int(0, 10).default(0),
   /** Sign-in throttle (src/auth/auth-throttle.ts): failed logins per account before lockouts, first lockout, longest lockout; 0 failures turns it off. */
