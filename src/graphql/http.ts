@@ -4,7 +4,9 @@ import type { Context, Middleware } from 'koa';
 import type { AppContainer } from '../app/container';
 import { readJsonBody } from '../http/json-body';
 import { createGraphQLContext, type GraphQLContext } from './context';
+import type { ManagementRateLimiter } from '../rate-limit/management-rate-limit';
 import { formatGraphQLError } from './format-error';
+import { checkQuery, type QueryLimits } from './query-limits';
 
 /**
  * Apollo Server behind Koa at `/graphql`. `@as-integrations/koa` is ESM-only
@@ -22,10 +24,42 @@ export function createApolloServer(schema: GraphQLSchema, plugins: ConstructorPa
   });
 }
 
-export function graphqlMiddleware(container: AppContainer, apollo: ApolloServer<GraphQLContext>, maxBodyBytes = 1024 * 1024): Middleware {
+export interface GraphQLHttpOptions {
+  schema: GraphQLSchema;
+  limits: QueryLimits;
+  rateLimiter: ManagementRateLimiter;
+}
+
+/** The operation's source and variables, from a POST body or GET query string. */
+function operationOf(ctx: Context, body: unknown): { query: unknown; variables: Record<string, unknown> | undefined } {
+  if (ctx.method !== 'POST') {
+    let variables: Record<string, unknown> | undefined;
+    try {
+      variables = typeof ctx.query.variables === 'string' ? JSON.parse(ctx.query.variables) : undefined;
+    } catch {
+      // Apollo answers malformed variables itself.
+    }
+    return { query: ctx.query.query, variables };
+  }
+  const b = (body ?? {}) as { query?: unknown; variables?: unknown };
+  return { query: b.query, variables: b.variables && typeof b.variables === 'object' ? (b.variables as Record<string, unknown>) : undefined };
+}
+
+export function graphqlMiddleware(container: AppContainer, apollo: ApolloServer<GraphQLContext>, { schema, limits, rateLimiter }: GraphQLHttpOptions): Middleware {
+  const { RELAY_MAX_BODY_BYTES: maxBodyBytes, RELAY_GRAPHQL_COST_PER_REQUEST: costPerRequest } = container.config;
   return async (ctx: Context, next) => {
     if (ctx.path !== '/graphql') return next();
     const body = ctx.method === 'POST' ? await readJsonBody(ctx.req, maxBodyBytes) : undefined;
+    const { query, variables } = operationOf(ctx, body);
+    const checked = typeof query === 'string' ? checkQuery(schema, query, variables, limits) : undefined;
+    // The cost counts against the management rate limit before anything runs; a refused or malformed request counts once.
+    await rateLimiter.charge(ctx, checked?.ok ? Math.max(1, Math.ceil(checked.cost / costPerRequest)) : 1);
+    if (checked && !checked.ok && checked.error.extensions.code === 'query_too_complex') {
+      ctx.status = 400;
+      ctx.type = 'application/json';
+      ctx.body = { errors: [formatGraphQLError(checked.error.toJSON(), checked.error)] };
+      return;
+    }
     const headers = new HeaderMap();
     for (const [key, value] of Object.entries(ctx.headers)) {
       if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);

@@ -5,13 +5,13 @@ import type { AppContainer } from '../app/container';
 import { healthRoutes } from '../health/health.routes';
 import { ingressRoutes } from '../ingress/ingress.routes';
 import { metricsRoutes } from '../metrics/metrics.routes';
-import { managementRateLimit } from '../rate-limit/management-rate-limit';
+import type { ManagementRateLimiter } from '../rate-limit/management-rate-limit';
 import { clientAddress } from './client-address';
 import { errorMiddleware } from './error-middleware';
 import { v1Router } from './v1';
 
 /** The Koa app: ingress (`/hooks/:slug`), the `/v1` REST facade, `/graphql`, health. */
-export function createHttpApp(container: AppContainer, graphql: Middleware): Koa {
+export function createHttpApp(container: AppContainer, rateLimiter: ManagementRateLimiter, graphql: Middleware): Koa {
   const hops = container.config.RELAY_TRUST_PROXY;
   // X-Forwarded-* only from the proxies the operator declared; `ctx.ip` is the one client address everything uses.
   const app = new Koa({ proxy: hops > 0 });
@@ -22,7 +22,7 @@ export function createHttpApp(container: AppContainer, graphql: Middleware): Koa
     await next();
   });
   app.use(errorMiddleware(container.log));
-  app.use(managementRateLimit(container));
+  app.use(rateLimiter.middleware);
 
   const routers = [ingressRoutes(container), healthRoutes(container), metricsRoutes(), v1Router(container)];
   for (const router of routers) app.use(router.routes()).use(router.allowedMethods());

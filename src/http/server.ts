@@ -7,7 +7,9 @@ import type { AppContainer } from '../app/container';
 import { createGraphQLContext } from '../graphql/context';
 import { createApolloServer, graphqlMiddleware } from '../graphql/http';
 import { buildRelaySchema } from '../graphql/schema';
+import { queryLimitsFrom } from '../graphql/query-limits';
 import { wsOperationHooks } from '../graphql/ws-operations';
+import { managementRateLimiter } from '../rate-limit/management-rate-limit';
 import { wsHooks } from '../subscriptions/ws-hooks';
 import { createHttpApp } from './app';
 
@@ -20,6 +22,7 @@ export interface ApiServer {
 /** Koa + Apollo on one http.Server, with graphql-ws subscriptions on the same port at `/graphql`. */
 export async function startApiServer(container: AppContainer, port = container.config.PORT, host = container.config.HOST): Promise<ApiServer> {
   const schema = await buildRelaySchema();
+  const limits = queryLimitsFrom(container.config);
   const httpServer = http.createServer();
   const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql' });
   const wsCleanup = useServer(
@@ -34,7 +37,7 @@ export async function startApiServer(container: AppContainer, port = container.c
         });
       },
       ...wsHooks(container),
-      ...wsOperationHooks(schema),
+      ...wsOperationHooks(schema, limits),
     },
     wsServer,
   );
@@ -43,7 +46,8 @@ export async function startApiServer(container: AppContainer, port = container.c
     { serverWillStart: async () => ({ drainServer: async () => wsCleanup.dispose() }) },
   ]);
   await apollo.start();
-  const app = createHttpApp(container, graphqlMiddleware(container, apollo, container.config.RELAY_MAX_BODY_BYTES));
+  const rateLimiter = managementRateLimiter(container);
+  const app = createHttpApp(container, rateLimiter, graphqlMiddleware(container, apollo, { schema, limits, rateLimiter }));
   httpServer.on('request', app.callback());
   httpServer.keepAliveTimeout = 65_000;
 

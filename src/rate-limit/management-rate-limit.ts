@@ -8,23 +8,27 @@ import { hashToken } from '../common/secret-box';
 
 /**
  * Management API rate limit (`/v1/*` and `/graphql` over HTTP): at most
- * RELAY_API_RATE_LIMIT requests per credential in each fixed window of
+ * RELAY_API_RATE_LIMIT units per credential in each fixed window of
  * RELAY_API_RATE_WINDOW_SECONDS. The credential is the API key (by id), else
  * the session's user (the verified JWT `sub`), else the client IP. Counters
  * live in one UNLOGGED table, so every API process shares them: one upsert
  * per request. Over the limit: 429, `Retry-After` (seconds until the window
- * ends) and the usual error body.
+ * ends) and the usual error body. A `/v1` request is one unit; a GraphQL
+ * request is charged by src/graphql/http.ts after its cost is known.
  */
 const KEY_CACHE_MAX = 10_000;
 const SWEEP_EVERY_MS = 60_000;
 
-export function isManagementPath(path: string): boolean {
-  return path.startsWith('/v1/') || path === '/graphql';
+export interface ManagementRateLimiter {
+  /** `/v1/*`: one unit per request. */
+  middleware: Middleware;
+  /** Counts `units` against the request's credential; throws 429 over the limit. */
+  charge(http: Context, units: number): Promise<void>;
 }
 
-export function managementRateLimit(container: AppContainer): Middleware {
+export function managementRateLimiter(container: AppContainer): ManagementRateLimiter {
   const { RELAY_API_RATE_LIMIT: limit, RELAY_API_RATE_WINDOW_SECONDS: windowSeconds } = container.config;
-  if (limit === 0) return (_ctx, next) => next();
+  if (limit === 0) return { middleware: (_ctx, next) => next(), charge: async () => undefined };
   // API key hash → id, so a key's requests count against its id without a second lookup per request.
   const keyIds = new Map<string, string>();
   let lastSweep = 0;
@@ -59,17 +63,16 @@ export function managementRateLimit(container: AppContainer): Middleware {
       .catch((err: unknown) => container.log.warn({ err }, 'management rate counter sweep failed'));
   }
 
-  return async (http: Context, next: Next) => {
-    if (!isManagementPath(http.path)) return next();
+  async function charge(http: Context, units: number): Promise<void> {
     const nowMs = Date.now();
     const now = Math.floor(nowMs / 1000);
     const windowStart = now - (now % windowSeconds);
     const key = await credentialKey(http);
     const row = (await container.orm.em.getConnection().execute(
-      `insert into management_rate_counters (key, window_start, count) values (?, ?, 1)
-       on conflict (key, window_start) do update set count = management_rate_counters.count + 1
+      `insert into management_rate_counters (key, window_start, count) values (?, ?, ?)
+       on conflict (key, window_start) do update set count = management_rate_counters.count + excluded.count
        returning count`,
-      [key, windowStart],
+      [key, windowStart, units],
       'get',
     )) as { count: number };
     sweep(nowMs);
@@ -84,6 +87,13 @@ export function managementRateLimit(container: AppContainer): Middleware {
         { limit, window_seconds: windowSeconds },
       );
     }
-    await next();
+  }
+
+  return {
+    charge,
+    middleware: async (http: Context, next: Next) => {
+      if (http.path.startsWith('/v1/')) await charge(http, 1);
+      await next();
+    },
   };
 }
