@@ -10,6 +10,7 @@ import type { RequestContext } from '../common/request-context';
 import type { Invite } from '../organizations/invite.entity';
 import { emailInput, findUsableInvite, joinThroughInvite } from '../organizations/invite.service';
 import { createOwnedOrganization, DEFAULT_WORKSPACE_NAME } from '../organizations/organization.service';
+import { notifyAccessChanged } from '../subscriptions/subscription-access';
 import { User } from '../users/user.entity';
 import { type SessionView, type UserView, toUserView } from './account.view';
 import { endSession, rotateSession, startSession } from './session.service';
@@ -122,6 +123,7 @@ export async function updateMe(ctx: UserContext, input: z.infer<typeof updateMeI
     user.passwordHash = await hashPassword(input.password);
     // Every other session ends: refresh tokens issued before the change stop working.
     await ctx.em.nativeUpdate(RefreshToken, { user: user.id, revokedAt: null }, { revokedAt: new Date() });
+    await notifyAccessChanged(ctx.em, `user:${user.id}`);
   }
   await ctx.em.flush();
   return toUserView(user);

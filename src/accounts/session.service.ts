@@ -5,6 +5,7 @@ import { issueAccessToken } from '../auth/tokens';
 import { UnauthenticatedError } from '../common/errors';
 import { uuidv7 } from '../common/ids';
 import { hashToken, randomToken } from '../common/secret-box';
+import { notifyAccessChanged } from '../subscriptions/subscription-access';
 import { type User } from '../users/user.entity';
 import { type SessionView, toUserView } from './account.view';
 
@@ -30,7 +31,7 @@ async function mintRefreshToken(em: EntityManager, container: AppContainer, user
 
 async function sessionFor(em: EntityManager, container: AppContainer, user: User, familyId: string): Promise<SessionView> {
   const refreshToken = await mintRefreshToken(em, container, user, familyId);
-  const access = await issueAccessToken(container.config, user.id);
+  const access = await issueAccessToken(container.config, user.id, familyId);
   return {
     access_token: access.token,
     token_type: 'Bearer',
@@ -58,8 +59,10 @@ function withFamilyLock<T>(em: EntityManager, familyId: string, work: (tem: Enti
   });
 }
 
+/** Revokes every token of the family; subscriptions opened with its access tokens close (at commit). */
 async function revokeFamily(em: EntityManager, familyId: string): Promise<void> {
   await em.nativeUpdate(RefreshToken, { familyId, revokedAt: null }, { revokedAt: new Date() });
+  await notifyAccessChanged(em, `session:${familyId}`);
 }
 
 export async function rotateSession(em: EntityManager, container: AppContainer, presented: string): Promise<SessionView> {

@@ -39,5 +39,5 @@ export async function resolvePrincipal(container: AppContainer, em: EntityManage
   }
   const exists = await em.count(User, { id: check.userId });
   if (!exists) return { principal: null, error: new UnauthenticatedError('The user of this token no longer exists.', 'invalid_token') };
-  return { principal: { kind: 'user', userId: check.userId } };
+  return { principal: { kind: 'user', userId: check.userId, sessionId: check.sessionId, tokenExpiresAt: check.expiresAt } };
 }

@@ -7,7 +7,7 @@ import type { Project } from '../projects/project.entity';
 
 /** Who is calling. A project API key acts as a `developer` of its own project (RULINGS.md §16). */
 export type Principal =
-  | { kind: 'user'; userId: string }
+  | { kind: 'user'; userId: string; sessionId?: string; tokenExpiresAt?: Date }
   | { kind: 'api_key'; apiKeyId: string; projectId: string; organizationId: string };
 
 /**

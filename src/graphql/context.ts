@@ -8,6 +8,8 @@ export interface GraphQLContext {
   ctx: RequestContext;
   /** Batching for nested fields (src/graphql/loaders.ts). */
   loaders: Loaders;
+  /** Set by a subscription resolver's authorization; the access gate re-checks it for every pushed item (src/subscriptions/subscription-access.ts). */
+  subscriptionProjectId?: string;
 }
 
 /** One forked EntityManager per operation (HTTP request or subscription message). */

@@ -5,6 +5,7 @@ import { isUuid } from '../common/ids';
 import { findPage, type Page, type PageRequest } from '../common/pagination';
 import type { OrganizationContext } from '../common/request-context';
 import { ROLES, type Role } from '../common/types';
+import { notifyAccessChanged } from '../subscriptions/subscription-access';
 import { OrganizationMember } from './organization-member.entity';
 import { type MemberView, toMemberView } from './organization.view';
 
@@ -52,6 +53,7 @@ export async function changeMemberRole(ctx: OrganizationContext, memberId: strin
   if (input.role !== 'owner') await assertNotLastOwner(ctx, member);
   member.role = input.role;
   await ctx.em.flush();
+  await notifyAccessChanged(ctx.em, `user:${member.user.id}`);
   return toMemberView(member);
 }
 
@@ -60,4 +62,5 @@ export async function removeMember(ctx: OrganizationContext, memberId: string): 
   assertMayManage(ctx, member.role);
   await assertNotLastOwner(ctx, member);
   await ctx.em.removeAndFlush(member);
+  await notifyAccessChanged(ctx.em, `user:${member.user.id}`);
 }

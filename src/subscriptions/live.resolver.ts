@@ -1,6 +1,5 @@
 import { Arg, Ctx, ID, Resolver, Root, Subscription } from 'type-graphql';
 import type { SubscribeResolverData } from 'type-graphql';
-import { authorize } from '../auth/access';
 import { NotFoundError } from '../common/errors';
 import { isUuid } from '../common/ids';
 import type { ProjectContext } from '../common/request-context';
@@ -13,13 +12,9 @@ import type { EventView } from '../events/event.view';
 import type { GraphQLContext } from '../graphql/context';
 import { Destination } from '../destinations/destination.entity';
 import { LiveFeed } from './live-feed';
+import { authorizeSubscription } from './subscription-access';
 
 type Data = SubscribeResolverData<unknown, Record<string, string | undefined>, GraphQLContext>;
-
-/** Subscriptions are scoped like queries: `read` on the project (argument, connection param, or the default project). */
-async function authorizeRead({ args, context }: Data): Promise<ProjectContext> {
-  return authorize(context.ctx, { scope: 'project', permission: 'read' }, { projectId: args.projectId });
-}
 
 /** A filter id must name a row of the authorized project; anything else is a 404, as in queries. */
 async function requireInProject(ctx: ProjectContext, entity: typeof WebhookEndpoint | typeof Destination | typeof Event, label: string, id?: string): Promise<void> {
@@ -40,7 +35,7 @@ export class LiveResolver {
   @Subscription(() => EventType, {
     description: 'Events as they are received (filtered ones included), for one project and optionally one endpoint.',
     subscribe: async (data: Data) => {
-      const ctx = await authorizeRead(data);
+      const ctx = await authorizeSubscription(data);
       await requireInProject(ctx, WebhookEndpoint, 'Endpoint', data.args.endpointId);
       return LiveFeed.for(ctx.container).subscribeEvents({ projectId: ctx.project.id, endpointId: data.args.endpointId });
     },
@@ -57,7 +52,7 @@ export class LiveResolver {
   @Subscription(() => DeliveryAttemptType, {
     description: 'Delivery attempts as they are recorded or change (e.g. canceled), optionally for one event and/or destination.',
     subscribe: async (data: Data) => {
-      const ctx = await authorizeRead(data);
+      const ctx = await authorizeSubscription(data);
       await requireInProject(ctx, Event, 'Event', data.args.eventId);
       await requireInProject(ctx, Destination, 'Destination', data.args.destinationId);
       return LiveFeed.for(ctx.container).subscribeAttempts({ projectId: ctx.project.id, eventId: data.args.eventId, destinationId: data.args.destinationId });

@@ -4,10 +4,11 @@ import type { WebSocket } from 'ws';
 import type { AppContainer } from '../app/container';
 import { UnauthenticatedError } from '../common/errors';
 import { resolvePrincipal } from '../auth/principal';
+import type { GraphQLContext } from '../graphql/context';
 import { formatGraphQLError } from '../graphql/format-error';
+import { SubscriptionGate, WS_UNAUTHORIZED } from './subscription-access';
 
-/** graphql-ws close code for a refused credential (the protocol's 4401 Unauthorized). */
-export const WS_UNAUTHORIZED = 4401;
+export { WS_UNAUTHORIZED };
 
 const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
@@ -17,13 +18,19 @@ export function wsAuthorization(params: unknown): string | undefined {
   return text(p.authorization ?? p.Authorization);
 }
 
+const isStream = (value: unknown): value is AsyncIterable<ExecutionResult> =>
+  typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+
 /**
  * Hooks of the graphql-ws server (src/http/server.ts): a connection is
  * authenticated when it opens — without a valid credential in
- * `connectionParams.authorization` it is closed with 4401 and the reason —
- * and errors of operations carry the same `extensions.code` as over HTTP.
+ * `connectionParams.authorization` it is closed with 4401 and the reason —;
+ * every subscription's stream goes through the access gate
+ * (src/subscriptions/subscription-access.ts), which closes the socket when
+ * access ends or the token expires; and errors of operations carry the same
+ * `extensions.code` as over HTTP.
  */
-export function wsHooks(container: AppContainer): Pick<ServerOptions<Record<string, unknown>, { socket: WebSocket }>, 'onConnect' | 'onNext'> {
+export function wsHooks(container: AppContainer): Pick<ServerOptions<Record<string, unknown>, { socket: WebSocket }>, 'onConnect' | 'onOperation' | 'onNext'> {
   return {
     onConnect: async (ctx) => {
       const em = container.orm.em.fork();
@@ -33,6 +40,11 @@ export function wsHooks(container: AppContainer): Pick<ServerOptions<Record<stri
       // A close reason is at most 123 bytes.
       ctx.extra.socket.close(WS_UNAUTHORIZED, `${refused.code}: ${refused.message}`.slice(0, 120));
       return false;
+    },
+    onOperation: (ctx, _id, _payload, args, result) => {
+      if (!isStream(result)) return undefined;
+      const socket = ctx.extra.socket;
+      return SubscriptionGate.for(container).guard(args.contextValue as GraphQLContext, result, (code, reason) => socket.close(code, reason));
     },
     onNext: (_ctx, _id, _payload, _args, result: ExecutionResult) =>
       result.errors ? { ...result, errors: result.errors.map((e) => formatGraphQLError(e.toJSON(), e)) } : undefined,
