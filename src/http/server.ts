@@ -12,6 +12,7 @@ import { wsOperationHooks } from '../graphql/ws-operations';
 import { managementRateLimiter } from '../rate-limit/management-rate-limit';
 import { wsHooks } from '../subscriptions/ws-hooks';
 import { createHttpApp } from './app';
+import { clientAddress } from './client-address';
 
 export interface ApiServer {
   url: string;
@@ -34,6 +35,7 @@ export async function startApiServer(container: AppContainer, port = container.c
         return createGraphQLContext(container, {
           authorization: text(params.authorization ?? params.Authorization),
           projectId: text(params.projectId),
+          clientIp: clientAddress(ctx.extra.request, container.config.RELAY_TRUST_PROXY),
         });
       },
       ...wsHooks(container),
