@@ -73,6 +73,13 @@ export class UnsupportedMediaTypeError extends AppError {
   }
 }
 
+/** The client closed the connection before its request body was complete: nothing was accepted, and no one is left to answer. */
+export class ClientAbortedError extends AppError {
+  constructor() {
+    super(400, 'client_aborted', 'The client closed the connection before sending the whole request body.');
+  }
+}
+
 export class RateLimitedError extends AppError {
   constructor(message: string, retryAfterSeconds: number, details?: ErrorDetails) {
     super(429, 'rate_limited', message, { retry_after_seconds: retryAfterSeconds, ...details }, {

@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Context, Next } from 'koa';
 import { AppError } from '../common/errors';
 import type { Logger } from '../common/logger';
@@ -7,9 +9,8 @@ export function errorMiddleware(log: Logger) {
   return async (ctx: Context, next: Next): Promise<void> => {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) {
-        throw new AppError(404, 'route_not_found', `No route for ${ctx.method} ${ctx.path}.`);
-      }
+      // Answers left without a body (no route, or the router's 405/501) get the §14 body too.
+      if (ctx.status >= 400 && ctx.body == null) throw emptyAnswerError(ctx);
     } catch (err) {
       const appError = toAppError(err);
       if (appError.status >= 500) log.error({ err, requestId: ctx.state.requestId, path: ctx.path }, 'request failed');
@@ -18,6 +19,36 @@ export function errorMiddleware(log: Logger) {
       for (const [name, value] of Object.entries(appError.headers ?? {})) ctx.set(name, value);
     }
   };
+}
+
+function emptyAnswerError(ctx: Context): AppError {
+  const allow = ctx.response.get('Allow');
+  if (ctx.status === 405) return new AppError(405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}; allowed: ${allow}.`, { allow }, { Allow: allow });
+  if (ctx.status === 501) return new AppError(501, 'method_not_implemented', `The ${ctx.method} method is not supported.`);
+  if (ctx.status === 404) return new AppError(404, 'route_not_found', `No route for ${ctx.method} ${ctx.path}.`);
+  return new AppError(ctx.status, 'request_error', ctx.message);
+}
+
+/**
+ * Errors Node's HTTP parser raises before Koa sees a request (oversized
+ * headers, malformed request lines) answered with the §14 body on the raw
+ * socket, instead of Node's bodiless default.
+ */
+export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const error =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? new AppError(431, 'request_headers_too_large', 'The request headers are too large; send fewer or shorter headers.')
+      : err.code === 'HPE_REQUEST_TIMEOUT' || err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new AppError(408, 'request_timeout', 'The request was not received in time.')
+        : new AppError(400, 'malformed_request', 'The request is not valid HTTP/1.1.');
+  const body = JSON.stringify(error.toBody());
+  socket.end(
+    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 export function toAppError(err: unknown): AppError {

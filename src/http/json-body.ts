@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
-import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../common/errors';
+import { ClientAbortedError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../common/errors';
 
 /** RULINGS §21: `application/json` or any `+json` type, any parameters (charset). */
 export function isJsonContentType(contentType: string | undefined): boolean {
@@ -26,13 +26,19 @@ export async function readRawBody(req: IncomingMessage, limit: number): Promise<
   }
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
-      req.resume();
-      throw new PayloadTooLargeError(limit);
+  try {
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > limit) {
+        req.resume();
+        throw new PayloadTooLargeError(limit);
+      }
+      chunks.push(chunk as Buffer);
     }
-    chunks.push(chunk as Buffer);
+  } catch (err) {
+    // A sender that hangs up mid-body is the client's doing, not a server error.
+    if ((err as NodeJS.ErrnoException).code === 'ECONNRESET' || req.destroyed) throw new ClientAbortedError();
+    throw err;
   }
   return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
 }

@@ -13,6 +13,7 @@ import { managementRateLimiter } from '../rate-limit/management-rate-limit';
 import { wsHooks } from '../subscriptions/ws-hooks';
 import { createHttpApp } from './app';
 import { clientAddress } from './client-address';
+import { answerClientError } from './error-middleware';
 
 export interface ApiServer {
   url: string;
@@ -51,6 +52,7 @@ export async function startApiServer(container: AppContainer, port = container.c
   const rateLimiter = managementRateLimiter(container);
   const app = createHttpApp(container, rateLimiter, graphqlMiddleware(container, apollo, { schema, limits, rateLimiter }));
   httpServer.on('request', app.callback());
+  httpServer.on('clientError', answerClientError);
   httpServer.keepAliveTimeout = 65_000;
 
   await new Promise<void>((resolve, reject) => {

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type { AppContainer } from '../app/container';
-import { AppError, ServiceUnavailableError } from '../common/errors';
+import { AppError, ClientAbortedError, ServiceUnavailableError } from '../common/errors';
 import { ingressRequests } from '../metrics/metrics';
 import { createIngress } from './ingress.service';
 
@@ -16,7 +16,7 @@ export function ingressRoutes(container: AppContainer): Router {
       ingressRequests.inc({ status: '202' });
     } catch (err) {
       if (err instanceof AppError) {
-        ingressRequests.inc({ status: String(err.status) });
+        ingressRequests.inc({ status: err instanceof ClientAbortedError ? 'client_aborted' : String(err.status) });
         throw err;
       }
       // Nothing was acknowledged: the sender should retry (providers do on 5xx).
