@@ -1,5 +1,5 @@
 import { type ZodType, z } from 'zod';
-import type { RouteDef } from './route';
+import { type RouteDef, successStatus } from './route';
 
 /**
  * Builds the OpenAPI 3.1 document of `/v1` from the route definitions that
@@ -42,26 +42,42 @@ function parameters(type: ZodType | undefined, location: 'path' | 'query'): Json
 
 const ERROR_STATUSES: Record<string, string> = {
   '400': 'Invalid input',
-  '401': 'Missing, invalid or expired credentials',
+  '401': 'Missing, invalid or expired credentials (public operations: wrong password, invalid or reused refresh token)',
   '403': 'Authenticated, but the role is insufficient',
   '404': 'Not found or not accessible',
   '409': 'Conflict',
+  '413': 'Request body over the size limit',
+  '415': 'Request body is not JSON',
   '429': 'Rate limited (see Retry-After)',
 };
+
+/** Every error status a route can answer: 403 only where a role is checked, 413/415 only where a body is read. */
+function errorStatuses(def: RouteDef): string[] {
+  return Object.keys(ERROR_STATUSES).filter((code) => {
+    if (code === '403') return def.access.scope !== 'public';
+    if (code === '413' || code === '415') return Boolean(def.body);
+    return true;
+  });
+}
+
+/** A PATCH must change something: the service refuses `{}` (src/http/route.ts). */
+function requestBodySchema(def: RouteDef): JsonSchema {
+  const schema = schemaOf(def.body!, 'input');
+  return def.method === 'patch' ? { ...schema, minProperties: 1 } : schema;
+}
 
 export function buildOpenApiDocument(routes: RouteDef[], opts: { version: string; serverUrl: string }): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const def of routes) {
     const path = def.path.replace(/:([A-Za-z_]+)/g, '{$1}');
-    const status = String(def.status ?? 200);
+    const status = String(successStatus(def));
     const responses: Record<string, JsonSchema> = {
       [status]: def.response
         ? { description: 'Success', content: { 'application/json': { schema: schemaOf(def.response, 'output') } } }
-        : { description: 'Success' },
+        : { description: 'Success, no content' },
     };
-    for (const [code, description] of Object.entries(ERROR_STATUSES)) {
-      if (def.access.scope === 'public' && (code === '401' || code === '403')) continue;
-      responses[code] = { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+    for (const code of errorStatuses(def)) {
+      responses[code] = { description: ERROR_STATUSES[code], content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
     }
     (paths[path] ??= {})[def.method] = {
       operationId: `${def.method}${path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
@@ -70,7 +86,7 @@ export function buildOpenApiDocument(routes: RouteDef[], opts: { version: string
       ...(def.access.scope === 'public' ? { security: [] } : {}),
       'x-required-access': def.access,
       parameters: [...parameters(def.params, 'path'), ...parameters(def.query, 'query')],
-      ...(def.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(def.body, 'input') } } } } : {}),
+      ...(def.body ? { requestBody: { required: true, content: { 'application/json': { schema: requestBodySchema(def) } } } } : {}),
       responses,
     };
   }

@@ -4,6 +4,7 @@ import { type ZodType, z } from 'zod';
 import type { AppContainer } from '../app/container';
 import { type AccessRequirement, authorize, type UserContext } from '../auth/access';
 import { resolvePrincipal } from '../auth/principal';
+import { ValidationError } from '../common/errors';
 import { assertNoNulCharacters, parseInput } from '../common/validation';
 import type { OrganizationContext, ProjectContext, RequestContext } from '../common/request-context';
 import { readJsonBody } from './json-body';
@@ -41,9 +42,14 @@ export interface RouteDef<A extends AccessRequirement = AccessRequirement, P = u
   body?: ZodType<B>;
   /** Response schema for the OpenAPI document. */
   response?: ZodType;
-  /** Success status (default 200; 204 when the handler returns undefined). */
+  /** Success status: default 200 with a `response`, else 204 (the handler returns undefined). */
   status?: number;
   handler(ctx: ScopedContext<A>, input: RouteInput<P, Q, B>): Promise<unknown>;
+}
+
+/** The status a route answers on success, as mounted and as documented. */
+export function successStatus(def: Pick<RouteDef, 'status' | 'response'>): number {
+  return def.status ?? (def.response ? 200 : 204);
 }
 
 /** Identity function that lets TypeScript infer the route's types. */
@@ -92,13 +98,17 @@ export function mountRoutes(router: Router, container: AppContainer, routes: Rou
       // Who may call comes before what they sent: a caller without the role gets 401/403/404, never field errors (as in GraphQL).
       const scoped = await authorize(ctx, def.access, hints);
       const query = parse(def.query, http.query, 'query');
+      // An update must change something (documented as minProperties: 1).
+      if (def.method === 'patch' && rawBody !== null && typeof rawBody === 'object' && Object.keys(rawBody).length === 0) {
+        throw new ValidationError('Empty update: send at least one field to change.', { in: 'body', fields: [{ field: 'body', message: 'must have at least one property' }] }, 'empty_update');
+      }
       const body = parse(def.body, rawBody, 'body');
       const result = await def.handler(scoped as never, { params, query, body, http });
       if (result === undefined) {
         http.status = 204;
         return;
       }
-      http.status = def.status ?? 200;
+      http.status = successStatus(def);
       http.body = result;
     });
   }
