@@ -23,8 +23,10 @@ export function errorMiddleware(log: Logger) {
 
 function emptyAnswerError(ctx: Context): AppError {
   const allow = ctx.response.get('Allow');
-  if (ctx.status === 405) return new AppError(405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}; allowed: ${allow}.`, { allow }, { Allow: allow });
-  if (ctx.status === 501) return new AppError(501, 'method_not_implemented', `The ${ctx.method} method is not supported.`);
+  // The router answers methods it has no route for at all (TRACE, …) with 501; to a client that is a wrong method, not a server fault.
+  if (ctx.status === 405 || ctx.status === 501) {
+    return new AppError(405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}${allow ? `; allowed: ${allow}` : ''}.`, { allow }, allow ? { Allow: allow } : undefined);
+  }
   if (ctx.status === 404) return new AppError(404, 'route_not_found', `No route for ${ctx.method} ${ctx.path}.`);
   return new AppError(ctx.status, 'request_error', ctx.message);
 }

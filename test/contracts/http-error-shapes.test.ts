@@ -38,7 +38,7 @@ describe('HTTP error shapes outside the routes', () => {
   });
   afterAll(() => api.close());
 
-  it('answers an unknown path, a wrong method and TRACE with JSON error bodies', async () => {
+  it('answers an unknown path, a wrong method and TRACE (405, not a 5xx) with JSON error bodies', async () => {
     const unknown = await rest(api.baseUrl, 'GET', '/nowhere');
     expect(unknown.status).toBe(404);
     expect(unknown.body.error).toMatchObject({ code: 'route_not_found' });
@@ -48,9 +48,9 @@ describe('HTTP error shapes outside the routes', () => {
     expect(wrongMethod.headers.get('allow')).toContain('POST');
     expect(wrongMethod.body.error).toMatchObject({ code: 'method_not_allowed', message: expect.stringContaining('POST') });
     const trace = parseResponse(await rawExchange(api.baseUrl, 'TRACE /v1/projects HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
-    expect(trace.status).toBe(501);
+    expect(trace.status).toBe(405);
     expect(trace.headers['content-type']).toMatch(/application\/json/);
-    expect(trace.body.error).toMatchObject({ code: 'method_not_implemented' });
+    expect(trace.body.error).toMatchObject({ code: 'method_not_allowed', message: expect.stringContaining('TRACE') });
   });
 
   it('answers oversized headers with a JSON 431 and a malformed request with a JSON 400', async () => {
