@@ -49,6 +49,7 @@ const ERROR_STATUSES: Record<string, string> = {
   '413': 'Request body over the size limit',
   '415': 'Request body is not JSON',
   '429': 'Rate limited (see Retry-After)',
+  '431': 'Request line and headers over the server limit (a long query string counts)',
 };
 
 /** Every error status a route can answer: 403 only where a role is checked, 413/415 only where a body is read. */

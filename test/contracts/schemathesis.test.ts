@@ -1,0 +1,53 @@
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { startTestApi, type TestApi, tokenFor } from '../support/api';
+import { createWorkspace } from '../support/factories';
+
+/**
+ * Fuzzes `/v1` from its own OpenAPI document with schemathesis (PyPI, installed
+ * by .ci/run): no 5xx, every response matches its documented schema, every
+ * status is documented. Bounded by examples per operation and a time budget.
+ */
+const MAX_EXAMPLES = process.env.RELAY_SCHEMATHESIS_MAX_EXAMPLES ?? '8';
+const MAX_TIME_SECONDS = process.env.RELAY_SCHEMATHESIS_MAX_TIME ?? '150';
+
+function run(command: string, args: string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { env: { ...process.env, NO_COLOR: '1' } });
+    let output = '';
+    child.stdout.on('data', (c) => (output += c));
+    child.stderr.on('data', (c) => (output += c));
+    child.on('error', (err) => resolve({ code: -1, output: String(err) }));
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
+describe('schemathesis against /v1', () => {
+  let api: TestApi;
+  let token: string;
+
+  beforeAll(async () => {
+    // The fuzzer sends hundreds of requests with one credential: no management rate limit here.
+    api = await startTestApi({ RELAY_API_RATE_LIMIT: '0' });
+    const ws = await createWorkspace(api.container.orm.em.fork());
+    token = await tokenFor(api.container, ws.user.id);
+  });
+  afterAll(() => api.close());
+
+  it('finds no server error, schema violation or undocumented status', async () => {
+    const { code, output } = await run('python3', [
+      '-m', 'schemathesis.cli', 'run', `${api.baseUrl}/v1/openapi.json`,
+      '--url', api.baseUrl,
+      '-H', `Authorization: Bearer ${token}`,
+      '--checks', 'not_a_server_error,response_schema_conformance,status_code_conformance',
+      '--max-examples', MAX_EXAMPLES,
+      '--max-time', MAX_TIME_SECONDS,
+      '--request-timeout', '20',
+      '--seed', '11',
+      '--no-color',
+    ]);
+    if (code !== 0) console.log(output.slice(-20_000));
+    if (process.env.RELAY_SCHEMATHESIS_LOG) writeFileSync(process.env.RELAY_SCHEMATHESIS_LOG, output);
+    expect(code).toBe(0);
+  }, 240_000);
+});
