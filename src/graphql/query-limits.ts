@@ -13,6 +13,7 @@ import {
   type SelectionSetNode,
   type ValueNode,
 } from 'graphql';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../common/pagination';
 import type { Config } from '../config/config';
 
 /**
@@ -33,8 +34,6 @@ export interface QueryLimits {
   maxCost: number;
 }
 
-export const DEFAULT_PAGE_SIZE = 50;
-export const MAX_PAGE_SIZE = 200;
 
 export function queryLimitsFrom(config: Config): QueryLimits {
   return {
@@ -62,8 +61,8 @@ function pageSize(args: readonly { name: { value: string }; value: ValueNode }[]
   let value: unknown;
   if (node?.kind === Kind.INT) value = Number(node.value);
   else if (node?.kind === Kind.VARIABLE) value = variables[node.name.value];
-  const n = typeof value === 'number' && Number.isFinite(value) ? Math.floor(value) : DEFAULT_PAGE_SIZE;
-  return Math.min(MAX_PAGE_SIZE, Math.max(1, n));
+  const n = typeof value === 'number' && Number.isFinite(value) ? Math.floor(value) : DEFAULT_LIMIT;
+  return Math.min(MAX_LIMIT, Math.max(1, n));
 }
 
 /** Depth, alias count and cost of every operation in `document` (summed over operations). */
