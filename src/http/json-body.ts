@@ -37,7 +37,8 @@ export async function readRawBody(req: IncomingMessage, limit: number): Promise<
     }
   } catch (err) {
     // A sender that hangs up mid-body is the client's doing, not a server error.
-    if ((err as NodeJS.ErrnoException).code === 'ECONNRESET' || req.destroyed) throw new ClientAbortedError();
+    // (Leaving the loop early destroys the stream too, so our own 413 is passed on first.)
+    if (!(err instanceof PayloadTooLargeError) && ((err as NodeJS.ErrnoException).code === 'ECONNRESET' || req.destroyed)) throw new ClientAbortedError();
     throw err;
   }
   return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
