@@ -11,7 +11,7 @@ const INSTALL_HINT =
   'or `go install github.com/temporalio/cli/cmd/temporal@v1.5.1`, or set TEMPORAL_CLI_PATH to an existing binary. ' +
   'Or point TEMPORAL_ADDRESS at a running Temporal server.';
 
-function onPath(name: string): string | undefined {
+export function onPath(name: string): string | undefined {
   for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
     const candidate = path.join(dir, name);
     try {
@@ -93,15 +93,19 @@ export async function startTemporalDevServer(opts: {
   return {
     url: `127.0.0.1:${opts.port}`,
     uiUrl: `http://127.0.0.1:${opts.uiPort}`,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        const killTimer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-        child.once('exit', () => {
-          clearTimeout(killTimer);
-          resolve();
-        });
-        child.kill('SIGTERM');
-      }),
+    stop: () => stopChild(child),
   };
+}
+
+/** SIGTERM, then SIGKILL after 10 s; resolves once the process has exited. */
+export function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const killTimer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(killTimer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
 }
