@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -51,14 +51,21 @@ export function findTemporalServer(explicit: string | undefined): TemporalServer
   return { server, sqlTool };
 }
 
-function loopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().unref().on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
+/**
+ * A free loopback port below 32768: Temporal stores the membership port in a PostgreSQL
+ * `smallint` (cluster_membership.rpc_port), so the kernel's ephemeral range (32768+) fails.
+ */
+async function lowLoopbackPort(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = net.createServer().unref();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
     });
-  });
+    if (free) return port;
+  }
+  throw new Error('no free loopback port between 20000 and 32000');
 }
 
 /** Fills `{{name}}` placeholders; an unknown placeholder is a bug in the template, so it throws. */
@@ -104,23 +111,27 @@ async function prepareDatabase(sqlTool: string, pgUrl: string, database: string,
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Retries `attempt` until it resolves or the deadline passes (the server answers before its namespace cache has loaded). */
-async function retry<T>(what: string, deadline: number, attempt: () => Promise<T>): Promise<T> {
+/**
+ * Retries `attempt` until it resolves, the deadline passes or the server exits
+ * (it answers before its namespace cache has loaded).
+ */
+async function retry<T>(what: string, until: { deadline: number; child: ChildProcess }, attempt: () => Promise<T>): Promise<T> {
   for (;;) {
     try {
       return await attempt();
     } catch (err) {
-      if (Date.now() > deadline) throw new Error(`temporal server: ${what} did not succeed in time: ${(err as Error).message}`);
+      if (until.child.exitCode !== null) throw new Error(`temporal server exited with code ${until.child.exitCode} while ${what}`);
+      if (Date.now() > until.deadline) throw new Error(`temporal server: ${what} did not succeed in time: ${(err as Error).message}`);
       await sleep(250);
     }
   }
 }
 
 /** Registers the namespace unless it exists, and waits until the frontend serves it with the relay's search attributes. */
-async function prepareNamespace(address: string, namespace: string, deadline: number): Promise<void> {
-  const connection = await retry('connecting', deadline, () => Connection.connect({ address, connectTimeout: 2_000 }));
+async function prepareNamespace(address: string, namespace: string, until: { deadline: number; child: ChildProcess }): Promise<void> {
+  const connection = await retry('connecting', until, () => Connection.connect({ address, connectTimeout: 2_000 }));
   try {
-    await retry(`registering namespace ${namespace}`, deadline, async () => {
+    await retry(`registering namespace ${namespace}`, until, async () => {
       try {
         await connection.workflowService.registerNamespace({
           namespace,
@@ -130,8 +141,8 @@ async function prepareNamespace(address: string, namespace: string, deadline: nu
         if (!/already exists/i.test((err as Error).message)) throw err;
       }
     });
-    await retry('registering search attributes', deadline, () => ensureSearchAttributes(address, namespace));
-    await retry('serving the namespace', deadline, async () => {
+    await retry('registering search attributes', until, () => ensureSearchAttributes(address, namespace));
+    await retry('serving the namespace', until, async () => {
       const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
       const missing = SEARCH_ATTRIBUTE_NAMES.filter((name) => !(name in (customAttributes ?? {})));
       if (missing.length) throw new Error(`search attributes not visible yet: ${missing.join(', ')}`);
@@ -176,7 +187,7 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
   const pg = new URL(opts.postgresUrl);
   const ports: Record<string, number> = {};
   for (const name of ['frontendHttp', 'frontendMembership', 'history', 'historyMembership', 'matching', 'matchingMembership', 'worker', 'workerMembership']) {
-    ports[`${name}Port`] = await loopbackPort();
+    ports[`${name}Port`] = await lowLoopbackPort();
   }
   const configFile = path.join(opts.dir, 'server.yaml');
   fs.writeFileSync(
@@ -206,7 +217,7 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
   try {
     const deadline = Date.now() + 120_000;
     await waitForPort(opts.port, 120_000, child);
-    await prepareNamespace(address, opts.namespace, deadline);
+    await prepareNamespace(address, opts.namespace, { deadline, child });
   } catch (err) {
     await stop();
     const tail = fs.readFileSync(logFile, 'utf8').split('\n').slice(-20).join('\n');
