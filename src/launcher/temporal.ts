@@ -64,6 +64,20 @@ export async function waitForPort(port: number, timeoutMs: number, child?: Child
 }
 
 /**
+ * Dev-server settings that raise its ceiling, each measured by `npm run bench:delivery`
+ * (docs/benchmarks.md): one task-queue partition (the dev server's four partitions
+ * only add forwarding between them on one machine); SQLite in WAL mode with
+ * `synchronous=normal` (writers no longer block readers, and a commit no longer
+ * waits for an fsync: a power loss may lose the last transactions, a crash does not).
+ */
+export const DEV_SERVER_TUNING: readonly string[] = [
+  '--dynamic-config-value', 'matching.numTaskqueueReadPartitions=1',
+  '--dynamic-config-value', 'matching.numTaskqueueWritePartitions=1',
+  '--sqlite-pragma', 'journal_mode=wal',
+  '--sqlite-pragma', 'synchronous=normal',
+];
+
+/**
  * Runs `temporal server start-dev` with a persistent SQLite file, the web UI,
  * and the search attributes the delivery workflows set.
  */
@@ -73,6 +87,8 @@ export async function startTemporalDevServer(opts: {
   port: number;
   uiPort: number;
   namespace: string;
+  /** Extra flags; DEV_SERVER_TUNING unless given (the bench measures other sets). */
+  tuning?: readonly string[];
   log?: Logger;
 }): Promise<RunningService & { uiUrl: string }> {
   fs.mkdirSync(path.dirname(opts.dbFile), { recursive: true });
@@ -85,6 +101,7 @@ export async function startTemporalDevServer(opts: {
     '--namespace', opts.namespace,
     '--log-level', 'error',
     ...SEARCH_ATTRIBUTE_NAMES.flatMap((name) => ['--search-attribute', `${name}=Keyword`]),
+    ...(opts.tuning ?? DEV_SERVER_TUNING),
   ];
   const child = spawn(opts.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: false });
   child.stdout?.on('data', (d: Buffer) => opts.log?.debug({ temporal: d.toString().trim() }));
