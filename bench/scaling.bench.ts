@@ -14,6 +14,7 @@ import { findTemporalCli, startTemporalDevServer, stopChild, waitForPort } from 
 import { findTemporalServer, startTemporalServer } from '../src/launcher/temporal-server';
 import { freePort } from '../test/support/free-port';
 import { hmacHex } from '../test/support/ingress-helpers';
+import { runStops, saveFigures, writeMarkedSection } from './bench-output';
 
 /**
  * `npm run bench:scaling [-- --events 2000 --workers 1,2 --targets dev,server --shards 4]`
@@ -228,18 +229,10 @@ export async function main(args: string[]): Promise<void> {
       options: opts,
       results,
     };
-    fs.mkdirSync(path.dirname(RESULTS), { recursive: true });
-    fs.writeFileSync(RESULTS, JSON.stringify(figures, null, 2) + '\n');
+    saveFigures(RESULTS, figures);
     writeDocSection(figures);
-    process.stdout.write(JSON.stringify(figures, null, 2) + '\n');
   } finally {
-    for (const stop of stops.reverse()) {
-      try {
-        await stop();
-      } catch (err) {
-        process.stderr.write(`scaling bench: cleanup step failed: ${String(err)}\n`);
-      }
-    }
+    await runStops(stops, (err) => process.stderr.write(`scaling bench: cleanup step failed: ${String(err)}\n`));
   }
 }
 
@@ -253,15 +246,11 @@ function writeDocSection(f: {
     r.end_to_end.map((run) => `| ${r.temporal} | 1 \`relay api\` + ${run.workers} \`relay worker\` process${run.workers > 1 ? 'es' : ''} | ${run.deliveries_per_second} |`),
   );
   const section = [
-    '<!-- scaling:start -->',
     `Measured by \`npm run bench:scaling\` on ${f.date.slice(0, 16).replace('T', ' ')} UTC: ${f.machine.cpus} cores shared with other engineers' test runs (1-minute load ${f.machine.load_average_1m_at_end} at the end), Node ${f.machine.node}; ${f.options.events} webhooks per run; PostgreSQL, Temporal, every relay process and the receiver on the same machine.`,
     '',
     '| Temporal | relay processes | deliveries/s end to end |',
     '|---|---|---|',
     ...rows,
-    '<!-- scaling:end -->',
   ].join('\n');
-  const doc = fs.existsSync(DOC) ? fs.readFileSync(DOC, 'utf8') : '# Scaling\n';
-  const marked = /<!-- scaling:start -->[\s\S]*<!-- scaling:end -->/;
-  fs.writeFileSync(DOC, marked.test(doc) ? doc.replace(marked, section) : `${doc.trimEnd()}\n\n${section}\n`);
+  writeMarkedSection(DOC, 'scaling', section, 'Scaling');
 }
