@@ -5,12 +5,15 @@ import { startRelayWorker } from '../worker/worker';
 import { DeliveryDispatcher } from '../deliveries/delivery-dispatcher';
 import { closeHttpAgents } from '../sending/http-client';
 import { ensureRetentionSchedule } from '../retention/retention-schedule';
+import { trackDeliveryBacklog } from '../deliveries/delivery-backlog';
+import { startMetricsServer } from '../metrics/metrics-server';
 
 /**
  * What an API process runs: the HTTP server and the background loops that
  * belong beside it. Returns a stop function (stops in reverse order).
  */
 export async function startApiProcess(container: AppContainer, port?: number): Promise<ApiServer> {
+  trackDeliveryBacklog(() => container.orm.em.getConnection().getKnex());
   const api = await startApiServer(container, port);
   container.onClose(() => api.close());
   return api;
@@ -25,6 +28,13 @@ export async function startApiProcess(container: AppContainer, port?: number): P
 export async function startWorkerProcess(container: AppContainer, taskQueue?: string): Promise<void> {
   // Registered first so it runs last: the shared outbound HTTP pools close after the worker has stopped.
   container.onClose(() => closeHttpAgents());
+  trackDeliveryBacklog(() => container.orm.em.getConnection().getKnex());
+  const metricsPort = container.config.RELAY_WORKER_METRICS_PORT;
+  if (metricsPort !== undefined) {
+    const metrics = await startMetricsServer(metricsPort, container.config.HOST);
+    container.onClose(() => metrics.close());
+    container.log.info({ port: metrics.port }, 'worker metrics at /metrics');
+  }
   // The dispatcher first: fan-out needs only PostgreSQL, so deliveries appear while the worker connects.
   const dispatcher = new DeliveryDispatcher(container);
   await dispatcher.start();

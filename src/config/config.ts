@@ -54,6 +54,8 @@ const schema = z.object({
   CHAT_C_API_BASE_URL: optionalUrl.optional(),
   RELAY_EVENT_RETENTION_DAYS: int(1, 3650).default(30),
   RELAY_RUN_WORKER: bool.default(true),
+  /** `relay worker` serves its own `/metrics` here (HOST); unset: no listener. `relay start` shows them on the API's `/metrics`. */
+  RELAY_WORKER_METRICS_PORT: int(0, 65535).optional(),
 });
 
 export type Config = z.infer<typeof schema> & {
