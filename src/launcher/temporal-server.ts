@@ -55,15 +55,19 @@ export function findTemporalServer(explicit: string | undefined): TemporalServer
  * A free loopback port below 32768: Temporal stores the membership port in a PostgreSQL
  * `smallint` (cluster_membership.rpc_port), so the kernel's ephemeral range (32768+) fails.
  */
-async function lowLoopbackPort(): Promise<number> {
+async function lowLoopbackPort(taken: Set<number>): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
     const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (taken.has(port)) continue;
     const free = await new Promise<boolean>((resolve) => {
       const server = net.createServer().unref();
       server.once('error', () => resolve(false));
       server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
     });
-    if (free) return port;
+    if (free) {
+      taken.add(port);
+      return port;
+    }
   }
   throw new Error('no free loopback port between 20000 and 32000');
 }
@@ -186,8 +190,9 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
   fs.copyFileSync(path.join(DEPLOY_DIR, 'dynamic-config.yaml'), dynamicConfigFile);
   const pg = new URL(opts.postgresUrl);
   const ports: Record<string, number> = {};
+  const taken = new Set([opts.port]);
   for (const name of ['frontendHttp', 'frontendMembership', 'history', 'historyMembership', 'matching', 'matchingMembership', 'worker', 'workerMembership']) {
-    ports[`${name}Port`] = await lowLoopbackPort();
+    ports[`${name}Port`] = await lowLoopbackPort(taken);
   }
   const configFile = path.join(opts.dir, 'server.yaml');
   fs.writeFileSync(
