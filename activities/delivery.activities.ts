@@ -7,6 +7,7 @@ import {
   recordAttempt,
 } from '../src/deliveries/attempt-store';
 import { decideAttempt, normalizeRetryPolicy } from '../src/deliveries/retry-schedule';
+import { withSpan } from '../src/telemetry/tracing';
 import { deliveryAttempts, deliveryFirstAttemptSeconds, deliveryRetriesScheduled, deliverySendSeconds } from '../src/metrics/metrics';
 import { PlatformCooldowns } from '../src/sending/platform-cooldowns';
 import type { ActivityDeps } from './deps';
@@ -32,7 +33,9 @@ export function createDeliveryActivities(deps: ActivityDeps) {
       if (ctx.status === 'canceled') return { kind: 'canceled' };
       if (ctx.status === 'success' || ctx.status === 'failed') return { kind: ctx.status };
 
-      const result = await sendAttempt(ctx, { ...deps, cooldowns, knex: knex() });
+      const result = await withSpan('relay.send', { 'relay.delivery_id': deliveryId, 'relay.destination_type': ctx.destination.type }, () =>
+        sendAttempt(ctx, { ...deps, cooldowns, knex: knex() }),
+      );
       const decision = decideAttempt(result, attemptNumber, normalizeRetryPolicy(ctx.destination.retryPolicy));
       const labels = { destination_type: ctx.destination.type };
       deliveryAttempts.inc({ ...labels, outcome: decision.kind });

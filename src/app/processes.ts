@@ -7,6 +7,7 @@ import { closeHttpAgents } from '../sending/http-client';
 import { ensureRetentionSchedule } from '../retention/retention-schedule';
 import { trackDeliveryBacklog } from '../deliveries/delivery-backlog';
 import { startMetricsServer } from '../metrics/metrics-server';
+import { tracingClientInterceptors } from '../telemetry/tracing';
 
 /**
  * What an API process runs: the HTTP server and the background loops that
@@ -44,7 +45,9 @@ export async function startWorkerProcess(container: AppContainer, taskQueue?: st
   });
   container.onClose(() => worker.stop());
   // Eager starts go through the worker's connection, so the dispatcher stops before the worker (closers run last first).
-  dispatcher.useEagerStart(new Client({ connection: worker.worker.connection!, namespace: container.config.TEMPORAL_NAMESPACE }));
+  dispatcher.useEagerStart(
+    new Client({ connection: worker.worker.connection!, namespace: container.config.TEMPORAL_NAMESPACE, interceptors: tracingClientInterceptors() }),
+  );
   container.onClose(() => dispatcher.stop());
   await ensureRetentionSchedule(container.temporal, taskQueue ?? container.config.TEMPORAL_TASK_QUEUE, container.log);
 }

@@ -56,6 +56,8 @@ const schema = z.object({
   RELAY_RUN_WORKER: bool.default(true),
   /** `relay worker` serves its own `/metrics` here (HOST); unset: no listener. `relay start` shows them on the API's `/metrics`. */
   RELAY_WORKER_METRICS_PORT: int(0, 65535).optional(),
+  /** OTLP/HTTP collector base URL (…/v1/traces is appended); unset: tracing off (src/telemetry/tracing.ts). */
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl.optional(),
 });
 
 export type Config = z.infer<typeof schema> & {

@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { AppContainer } from '../app/container';
 import { NOTIFY } from '../common/notify-channels';
 import { type DeliveryToStart, startDeliveryWorkflow } from '../temporal/delivery-workflows';
+import { inEventTrace } from '../telemetry/tracing';
 
 /**
  * The outbox between ingress and Temporal. Ingress commits events with
@@ -134,7 +135,7 @@ export async function startDeliveries(
   const startOpts = { taskQueue: deps.config.TEMPORAL_TASK_QUEUE, attemptTimeoutMs: deps.config.RELAY_DELIVERY_TIMEOUT_MS, eager: opts.eager };
   const timeoutMs = opts.timeoutMs ?? 5000;
   const results = await mapConcurrent(deliveries, opts.concurrency ?? 64, (d) =>
-    deps.temporal.connection.withDeadline(Date.now() + timeoutMs, () => startDeliveryWorkflow(deps.temporal, startOpts, d)),
+    inEventTrace(d.eventId, () => deps.temporal.connection.withDeadline(Date.now() + timeoutMs, () => startDeliveryWorkflow(deps.temporal, startOpts, d))),
   );
   const started = deliveries.filter((_, i) => results[i].status === 'fulfilled').map((d) => d.deliveryId);
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');

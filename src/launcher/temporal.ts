@@ -2,6 +2,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { Connection } from '@temporalio/client';
 import type { Logger } from '../common/logger';
 import { SEARCH_ATTRIBUTE_NAMES } from '../temporal/search-attributes';
 import type { RunningService } from './postgres';
@@ -107,11 +108,26 @@ export async function startTemporalDevServer(opts: {
   child.stdout?.on('data', (d: Buffer) => opts.log?.debug({ temporal: d.toString().trim() }));
   child.stderr?.on('data', (d: Buffer) => opts.log?.debug({ temporal: d.toString().trim() }));
   await waitForPort(opts.port, 60_000, child);
+  await waitForFrontend(`127.0.0.1:${opts.port}`, Date.now() + 60_000);
   return {
     url: `127.0.0.1:${opts.port}`,
     uiUrl: `http://127.0.0.1:${opts.uiPort}`,
     stop: () => stopChild(child),
   };
+}
+
+/** The port opens before the frontend serves ("Frontend is not healthy yet" on a loaded machine): wait for an answer. */
+async function waitForFrontend(address: string, deadline: number): Promise<void> {
+  for (;;) {
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 2_000 });
+      await connection.close();
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw new Error(`Temporal dev server at ${address} did not become healthy: ${(err as Error).message}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
 }
 
 /** SIGTERM, then SIGKILL after 10 s; resolves once the process has exited. */
