@@ -96,6 +96,19 @@ function latencyStats(ingest: Map<string, number>, arrivals: Record<string, numb
   return { delivered: latencies.length, p50_ms: percentile(latencies, 50), p99_ms: percentile(latencies, 99), max_ms: percentile(latencies, 100) };
 }
 
+type Stops = Array<() => Promise<unknown> | unknown>;
+
+/** Runs the cleanup steps last first; one failing does not skip the others. */
+async function runStops(stops: Stops, log: Logger): Promise<void> {
+  for (const stop of stops.reverse()) {
+    try {
+      await stop();
+    } catch (err) {
+      log.warn({ err }, 'bench cleanup step failed');
+    }
+  }
+}
+
 type Opts = { events: number; ceilingEvents: number; concurrency: number; pacedSeconds: number; eager: boolean };
 
 /** A running Temporal server to measure against. */
@@ -216,7 +229,7 @@ async function deliveryCost(client: Client, deliveryId: string) {
 
 /** Ceiling, end to end at full speed, paced at half rate, one delivery's cost and the CPU profile, against one Temporal server. */
 async function measureEndToEnd(databaseUrl: string, address: string, opts: Opts, log: Logger) {
-  const stops: Array<() => Promise<unknown> | unknown> = [];
+  const stops: Stops = [];
   try {
     const receiver: ChildProcess = spawn(process.execPath, ['-e', RECEIVER], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     stops.push(() => receiver.kill());
@@ -331,13 +344,7 @@ async function measureEndToEnd(databaseUrl: string, address: string, opts: Opts,
       cost_of_one_delivery: cost,
     };
   } finally {
-    for (const stop of stops.reverse()) {
-      try {
-        await stop();
-      } catch (err) {
-        log.warn({ err }, 'bench cleanup step failed');
-      }
-    }
+    await runStops(stops, log);
   }
 }
 
@@ -353,7 +360,7 @@ export async function main(args: string[]): Promise<void> {
   // dev: the dev server before and after tuning; server: the real Temporal server on PostgreSQL; all: both.
   const temporalTargets = stringArg(args, 'temporal') ?? process.env.RELAY_BENCH_TEMPORAL ?? 'all';
   if (!['dev', 'server', 'all'].includes(temporalTargets)) throw new Error(`--temporal: "${temporalTargets}" is not dev, server or all`);
-  const stops: Array<() => Promise<unknown> | unknown> = [];
+  const stops: Stops = [];
   const log = createLogger('warn');
   const loadAtStart = Number(os.loadavg()[0].toFixed(1));
   try {
@@ -431,13 +438,7 @@ export async function main(args: string[]): Promise<void> {
     writeDocSection(figures);
     process.stdout.write(JSON.stringify(figures, null, 2) + '\n');
   } finally {
-    for (const stop of stops.reverse()) {
-      try {
-        await stop();
-      } catch (err) {
-        log.warn({ err }, 'bench cleanup step failed');
-      }
-    }
+    await runStops(stops, log);
   }
 }
 
