@@ -165,6 +165,16 @@ async function startRealServer(postgresUrl: string, dataDir: string, log: Logger
   return { address: server.url, stop: () => server.stop() };
 }
 
+/** Why the default run (`all`) cannot include the real server, or undefined when it can (`--temporal server` fails loudly instead). */
+function realServerMissing(): string | undefined {
+  try {
+    findTemporalServer(process.env.TEMPORAL_SERVER_PATH);
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
 /** Empty workflows started with the dispatcher's start concurrency and completed by a worker tuned like the relay's, per second. */
 async function measureCeiling(address: string, opts: Opts): Promise<{ per_second: number; cpu: CpuProfile }> {
   const taskQueue = `bench-ceiling-${randomBytes(3).toString('hex')}`;
@@ -402,7 +412,9 @@ export async function main(args: string[]): Promise<void> {
         plan.push({ name: 'dev server, defaults (before)', start: () => startDev([], 'tmpfs', dataDir) });
         plan.push({ name: 'dev server, DEV_SERVER_TUNING (after)', start: () => startDev(DEV_SERVER_TUNING, 'tmpfs', dataDir) });
       }
-      if (temporalTargets !== 'dev') {
+      const serverMissing = temporalTargets === 'all' ? realServerMissing() : undefined;
+      if (serverMissing) process.stderr.write(`delivery bench: the real Temporal server is skipped: ${serverMissing}\n`);
+      if (temporalTargets !== 'dev' && !serverMissing) {
         plan.push({ name: 'real Temporal server on PostgreSQL', start: () => startRealServer(databaseUrl!, dataDir, log) });
       }
     }
