@@ -20,6 +20,7 @@ import { closeHttpAgents } from '../src/sending/http-client';
 import { deliveryWorkflowId } from '../src/temporal/delivery-workflows';
 import { ensureSearchAttributes } from '../src/temporal/ensure-search-attributes';
 import { startRelayWorker } from '../src/worker/worker';
+import { runStops, saveFigures, writeMarkedSection } from './bench-output';
 import { type CpuProfile, startCpuSampler } from './cpu-sampler';
 
 /**
@@ -97,17 +98,6 @@ function latencyStats(ingest: Map<string, number>, arrivals: Record<string, numb
 }
 
 type Stops = Array<() => Promise<unknown> | unknown>;
-
-/** Runs the cleanup steps last first; one failing does not skip the others. */
-async function runStops(stops: Stops, log: Logger): Promise<void> {
-  for (const stop of stops.reverse()) {
-    try {
-      await stop();
-    } catch (err) {
-      log.warn({ err }, 'bench cleanup step failed');
-    }
-  }
-}
 
 type Opts = { events: number; ceilingEvents: number; concurrency: number; pacedSeconds: number; eager: boolean };
 
@@ -354,7 +344,7 @@ async function measureEndToEnd(databaseUrl: string, address: string, opts: Opts,
       cost_of_one_delivery: cost,
     };
   } finally {
-    await runStops(stops, log);
+    await runStops(stops, (err) => log.warn({ err }, 'bench cleanup step failed'));
   }
 }
 
@@ -445,12 +435,10 @@ export async function main(args: string[]): Promise<void> {
       targets_set: { deliveries_per_second_at_least: 300, paced_p99_below_ms: 150 },
       met: best ? { deliveries_per_second: best.end_to_end.deliveries_per_second >= 300, paced_p99: best.paced_half_rate.ingest_to_first_attempt_ms.p99_ms < 150 } : {},
     };
-    fs.mkdirSync(path.dirname(RESULTS), { recursive: true });
-    fs.writeFileSync(RESULTS, JSON.stringify(figures, null, 2) + '\n');
+    saveFigures(RESULTS, figures);
     writeDocSection(figures);
-    process.stdout.write(JSON.stringify(figures, null, 2) + '\n');
   } finally {
-    await runStops(stops, log);
+    await runStops(stops, (err) => log.warn({ err }, 'bench cleanup step failed'));
   }
 }
 
@@ -465,7 +453,6 @@ function writeDocSection(f: {
   targets: Array<{ name: string } & Awaited<ReturnType<typeof measureEndToEnd>>>;
 }): void {
   const section = [
-    '<!-- delivery:start -->',
     '## Delivery (`npm run bench:delivery`)',
     '',
     `One run on ${f.date.slice(0, 16).replace('T', ' ')} UTC, ${f.machine.cpus} cores, Node ${f.machine.node}; 1-minute load average ${f.machine.load_average_1m_at_start} at the start and ${f.machine.load_average_1m_at_end} at the end (other engineers' test runs share the machine, so absolute figures are depressed: compare rows within the run). PostgreSQL, Temporal, the relay worker + outbox dispatcher (the bench process) and the receiver (a child process) share the machine.`,
@@ -502,9 +489,6 @@ function writeDocSection(f: {
     `History of one delivery (${f.targets[0]?.name ?? ''}): ${f.targets[0]?.cost_of_one_delivery.event_types.join(', ') ?? ''}.`,
     '',
     'Design choices behind the figures: docs/delivery.md ("Performance").',
-    '<!-- delivery:end -->',
   ].join('\n');
-  const doc = fs.existsSync(DOC) ? fs.readFileSync(DOC, 'utf8') : '# Benchmarks\n';
-  const marked = /<!-- delivery:start -->[\s\S]*<!-- delivery:end -->/;
-  fs.writeFileSync(DOC, marked.test(doc) ? doc.replace(marked, section) : `${doc.trimEnd()}\n\n${section}\n`);
+  writeMarkedSection(DOC, 'delivery', section, 'Benchmarks');
 }
