@@ -7,6 +7,8 @@ import {
   recordAttempt,
 } from '../src/deliveries/attempt-store';
 import { decideAttempt, normalizeRetryPolicy } from '../src/deliveries/retry-schedule';
+import { withSpan } from '../src/telemetry/tracing';
+import { deliveryAttempts, deliveryFirstAttemptSeconds, deliveryRetriesScheduled, deliverySendSeconds } from '../src/metrics/metrics';
 import { PlatformCooldowns } from '../src/sending/platform-cooldowns';
 import type { ActivityDeps } from './deps';
 
@@ -31,11 +33,19 @@ export function createDeliveryActivities(deps: ActivityDeps) {
       if (ctx.status === 'canceled') return { kind: 'canceled' };
       if (ctx.status === 'success' || ctx.status === 'failed') return { kind: ctx.status };
 
-      const result = await sendAttempt(ctx, { ...deps, cooldowns, knex: knex() });
+      const result = await withSpan('relay.send', { 'relay.delivery_id': deliveryId, 'relay.destination_type': ctx.destination.type }, () =>
+        sendAttempt(ctx, { ...deps, cooldowns, knex: knex() }),
+      );
       const decision = decideAttempt(result, attemptNumber, normalizeRetryPolicy(ctx.destination.retryPolicy));
+      const labels = { destination_type: ctx.destination.type };
+      deliveryAttempts.inc({ ...labels, outcome: decision.kind });
+      deliverySendSeconds.observe(labels, result.latencyMs / 1000);
       if (decision.kind === 'rate_limited') return decision;
       const nextRetryAt = decision.kind === 'retrying' ? new Date(Date.now() + decision.delayMs) : null;
-      return recordAttempt(knex(), { ctx, attemptNumber, status: decision.kind, nextRetryAt, result });
+      const outcome = await recordAttempt(knex(), { ctx, attemptNumber, status: decision.kind, nextRetryAt, result });
+      if (outcome.kind === 'retrying') deliveryRetriesScheduled.inc(labels);
+      if (attemptNumber === 1) deliveryFirstAttemptSeconds.observe(labels, (Date.now() - ctx.receivedAt.getTime()) / 1000);
+      return outcome;
     },
 
     /** Records a cancel that reached the workflow (API signal, or Temporal UI/CLI cancel). Idempotent. */

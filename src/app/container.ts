@@ -7,6 +7,7 @@ import { createOrm } from '../db/orm';
 import { PgNotifications } from '../db/pg-notifications';
 import { createTemporalClient } from '../temporal/client';
 import { createLogger } from '../common/logger';
+import { startTracing, stopTracing } from '../telemetry/tracing';
 
 /**
  * The process-wide dependencies, built once at start-up and handed to the
@@ -29,12 +30,15 @@ export interface AppContainer {
 export async function createContainer(config: Config, log: Logger = createLogger(config.LOG_LEVEL)): Promise<AppContainer> {
   if (!config.DATABASE_URL) throw new Error('DATABASE_URL is not set');
   const orm = await createOrm(config.DATABASE_URL, { pool: { min: 0, max: config.DATABASE_POOL_MAX } });
+  // Before the Temporal client: it gets the tracing interceptors when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+  const tracingStarted = startTracing(config);
   const temporal = createTemporalClient(config);
   const notifications = new PgNotifications(config.DATABASE_URL, log);
   const closers: Array<() => Promise<void> | void> = [
     () => orm.close(),
     () => temporal.connection.close(),
     () => notifications.close(),
+    ...(tracingStarted ? [() => stopTracing()] : []),
   ];
   return {
     config,

@@ -5,12 +5,16 @@ import { startRelayWorker } from '../worker/worker';
 import { DeliveryDispatcher } from '../deliveries/delivery-dispatcher';
 import { closeHttpAgents } from '../sending/http-client';
 import { ensureRetentionSchedule } from '../retention/retention-schedule';
+import { trackDeliveryBacklog } from '../deliveries/delivery-backlog';
+import { startMetricsServer } from '../metrics/metrics-server';
+import { tracingClientInterceptors } from '../telemetry/tracing';
 
 /**
  * What an API process runs: the HTTP server and the background loops that
  * belong beside it. Returns a stop function (stops in reverse order).
  */
 export async function startApiProcess(container: AppContainer, port?: number): Promise<ApiServer> {
+  trackDeliveryBacklog(() => container.orm.em.getConnection().getKnex());
   const api = await startApiServer(container, port);
   container.onClose(() => api.close());
   return api;
@@ -25,6 +29,13 @@ export async function startApiProcess(container: AppContainer, port?: number): P
 export async function startWorkerProcess(container: AppContainer, taskQueue?: string): Promise<void> {
   // Registered first so it runs last: the shared outbound HTTP pools close after the worker has stopped.
   container.onClose(() => closeHttpAgents());
+  trackDeliveryBacklog(() => container.orm.em.getConnection().getKnex());
+  const metricsPort = container.config.RELAY_WORKER_METRICS_PORT;
+  if (metricsPort !== undefined) {
+    const metrics = await startMetricsServer(metricsPort, container.config.HOST);
+    container.onClose(() => metrics.close());
+    container.log.info({ port: metrics.port }, 'worker metrics at /metrics');
+  }
   // The dispatcher first: fan-out needs only PostgreSQL, so deliveries appear while the worker connects.
   const dispatcher = new DeliveryDispatcher(container);
   await dispatcher.start();
@@ -34,7 +45,9 @@ export async function startWorkerProcess(container: AppContainer, taskQueue?: st
   });
   container.onClose(() => worker.stop());
   // Eager starts go through the worker's connection, so the dispatcher stops before the worker (closers run last first).
-  dispatcher.useEagerStart(new Client({ connection: worker.worker.connection!, namespace: container.config.TEMPORAL_NAMESPACE }));
+  dispatcher.useEagerStart(
+    new Client({ connection: worker.worker.connection!, namespace: container.config.TEMPORAL_NAMESPACE, interceptors: tracingClientInterceptors() }),
+  );
   container.onClose(() => dispatcher.stop());
   await ensureRetentionSchedule(container.temporal, taskQueue ?? container.config.TEMPORAL_TASK_QUEUE, container.log);
 }

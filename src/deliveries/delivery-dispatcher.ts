@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { AppContainer } from '../app/container';
 import { NOTIFY } from '../common/notify-channels';
 import { type DeliveryToStart, startDeliveryWorkflow } from '../temporal/delivery-workflows';
+import { inEventTrace } from '../telemetry/tracing';
 
 /**
  * The outbox between ingress and Temporal. Ingress commits events with
@@ -26,6 +27,12 @@ export interface DispatcherOptions {
   startConcurrency?: number;
   /** Time limit of one workflow start (Temporal down must not stall the loop). */
   startTimeoutMs?: number;
+  /**
+   * Started deliveries not yet attempted, across all processes, beyond which no
+   * more events are claimed: a backlog then waits in the outbox, in arrival
+   * order and out of every process's memory, instead of in Temporal's task queue.
+   */
+  maxUnattempted?: number;
 }
 
 const uuidArray = (ids: readonly string[]) => `{${ids.join(',')}}`;
@@ -83,6 +90,19 @@ export async function fanOutEvents(knex: Knex, batchSize: number): Promise<{ eve
   return { events: rows[0]?.events ?? 0, deliveries };
 }
 
+/** A started delivery unattempted for longer than this (its workflow lost, its worker gone) no longer holds the window. */
+const UNATTEMPTED_WINDOW_SECONDS = 300;
+
+/** Deliveries whose workflow started recently and whose first attempt is not recorded, counted up to `limit` (deliveries_queued_idx). */
+export async function countUnattempted(knex: Knex, limit: number): Promise<number> {
+  const { rows } = await knex.raw(
+    `select count(*)::int as n from (
+       select 1 from deliveries where status = 'queued' and workflow_started_at > now() - make_interval(secs => ?) limit ?) started`,
+    [UNATTEMPTED_WINDOW_SECONDS, limit],
+  );
+  return rows[0].n;
+}
+
 /** Runs `fn` over `items`, at most `limit` at a time. */
 async function mapConcurrent<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<PromiseSettledResult<R>[]> {
   const results: PromiseSettledResult<R>[] = new Array(items.length);
@@ -115,7 +135,7 @@ export async function startDeliveries(
   const startOpts = { taskQueue: deps.config.TEMPORAL_TASK_QUEUE, attemptTimeoutMs: deps.config.RELAY_DELIVERY_TIMEOUT_MS, eager: opts.eager };
   const timeoutMs = opts.timeoutMs ?? 5000;
   const results = await mapConcurrent(deliveries, opts.concurrency ?? 64, (d) =>
-    deps.temporal.connection.withDeadline(Date.now() + timeoutMs, () => startDeliveryWorkflow(deps.temporal, startOpts, d)),
+    inEventTrace(d.eventId, () => deps.temporal.connection.withDeadline(Date.now() + timeoutMs, () => startDeliveryWorkflow(deps.temporal, startOpts, d))),
   );
   const started = deliveries.filter((_, i) => results[i].status === 'fulfilled').map((d) => d.deliveryId);
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -166,6 +186,9 @@ export class DeliveryDispatcher {
   private stopped = false;
   private lastSweep = 0;
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** Deliveries in the in-flight start batch (not yet marked started, so not yet counted by countUnattempted). */
+  private starting = 0;
+  private windowTimer: NodeJS.Timeout | null = null;
   private eager = false;
 
   constructor(
@@ -178,6 +201,7 @@ export class DeliveryDispatcher {
       sweepAfterMs: opts.sweepAfterMs ?? 5000,
       startConcurrency: opts.startConcurrency ?? 64,
       startTimeoutMs: opts.startTimeoutMs ?? 5000,
+      maxUnattempted: opts.maxUnattempted ?? 2000,
     };
   }
 
@@ -195,6 +219,7 @@ export class DeliveryDispatcher {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.pollTimer) clearInterval(this.pollTimer);
+    if (this.windowTimer) clearTimeout(this.windowTimer);
     this.stopListening?.();
     await this.running;
     await Promise.allSettled([...this.inFlight]);
@@ -238,16 +263,30 @@ export class DeliveryDispatcher {
   private async pass(): Promise<void> {
     const knex = knexOf(this.deps);
     for (;;) {
-      const { events, deliveries } = await fanOutEvents(knex, this.opts.batchSize);
+      const room = this.opts.maxUnattempted - this.starting - (await countUnattempted(knex, this.opts.maxUnattempted));
+      if (room <= 0) {
+        // The window is full: look again shortly (attempts free it without a notification).
+        this.windowTimer ??= setTimeout(() => {
+          this.windowTimer = null;
+          this.kick();
+        }, 100);
+        break;
+      }
+      const claim = Math.min(this.opts.batchSize, room);
+      const { events, deliveries } = await fanOutEvents(knex, claim);
       if (deliveries.length > 0) {
         // One batch of starts at a time (each `startConcurrency` wide) while the next batch is fanned out.
         while (this.inFlight.size >= 1) await Promise.race(this.inFlight);
+        this.starting = deliveries.length;
         const task = startDeliveries(this.deps, deliveries, { concurrency: this.opts.startConcurrency, timeoutMs: this.opts.startTimeoutMs, eager: this.eager })
           .catch((err) => this.deps.log.warn({ err }, 'marking started deliveries failed; the sweep retries them'))
-          .finally(() => this.inFlight.delete(task));
+          .finally(() => {
+            this.starting = 0;
+            this.inFlight.delete(task);
+          });
         this.inFlight.add(task);
       }
-      if (events < this.opts.batchSize || this.stopped) break;
+      if (events < claim || this.stopped) break;
     }
     if (Date.now() - this.lastSweep >= this.opts.pollIntervalMs) {
       this.lastSweep = Date.now();

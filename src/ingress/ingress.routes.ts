@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { AppContainer } from '../app/container';
 import { AppError, ClientAbortedError, ServiceUnavailableError } from '../common/errors';
 import { ingressRequests } from '../metrics/metrics';
+import { recordEventSpan } from '../telemetry/tracing';
 import { createIngress } from './ingress.service';
 
 /** `POST /hooks/:slug` (SPEC "POST /hooks/:slug"); errors are mapped by src/http/error-middleware.ts. */
@@ -10,9 +11,12 @@ export function ingressRoutes(container: AppContainer): Router {
   const router = new Router();
   router.post('/hooks/:slug', async (ctx) => {
     await ready;
+    const startedAt = Date.now();
     try {
-      ctx.body = await ingress.receive({ slug: ctx.params.slug, req: ctx.req, sourceIp: ctx.ip || null });
+      const accepted = await ingress.receive({ slug: ctx.params.slug, req: ctx.req, sourceIp: ctx.ip || null });
+      ctx.body = accepted;
       ctx.status = 202;
+      recordEventSpan(accepted.event_id, 'relay.ingress', startedAt, { 'relay.endpoint_slug': ctx.params.slug });
       ingressRequests.inc({ status: '202' });
     } catch (err) {
       if (err instanceof AppError) {

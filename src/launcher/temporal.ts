@@ -2,6 +2,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { Connection } from '@temporalio/client';
 import type { Logger } from '../common/logger';
 import { SEARCH_ATTRIBUTE_NAMES } from '../temporal/search-attributes';
 import type { RunningService } from './postgres';
@@ -11,7 +12,7 @@ const INSTALL_HINT =
   'or `go install github.com/temporalio/cli/cmd/temporal@v1.5.1`, or set TEMPORAL_CLI_PATH to an existing binary. ' +
   'Or point TEMPORAL_ADDRESS at a running Temporal server.';
 
-function onPath(name: string): string | undefined {
+export function onPath(name: string): string | undefined {
   for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
     const candidate = path.join(dir, name);
     try {
@@ -64,6 +65,20 @@ export async function waitForPort(port: number, timeoutMs: number, child?: Child
 }
 
 /**
+ * Dev-server settings that raise its ceiling, each measured by `npm run bench:delivery`
+ * (docs/benchmarks.md): one task-queue partition (the dev server's four partitions
+ * only add forwarding between them on one machine); SQLite in WAL mode with
+ * `synchronous=normal` (writers no longer block readers, and a commit no longer
+ * waits for an fsync: a power loss may lose the last transactions, a crash does not).
+ */
+export const DEV_SERVER_TUNING: readonly string[] = [
+  '--dynamic-config-value', 'matching.numTaskqueueReadPartitions=1',
+  '--dynamic-config-value', 'matching.numTaskqueueWritePartitions=1',
+  '--sqlite-pragma', 'journal_mode=wal',
+  '--sqlite-pragma', 'synchronous=normal',
+];
+
+/**
  * Runs `temporal server start-dev` with a persistent SQLite file, the web UI,
  * and the search attributes the delivery workflows set.
  */
@@ -73,6 +88,8 @@ export async function startTemporalDevServer(opts: {
   port: number;
   uiPort: number;
   namespace: string;
+  /** Extra flags; DEV_SERVER_TUNING unless given (the bench measures other sets). */
+  tuning?: readonly string[];
   log?: Logger;
 }): Promise<RunningService & { uiUrl: string }> {
   fs.mkdirSync(path.dirname(opts.dbFile), { recursive: true });
@@ -85,23 +102,43 @@ export async function startTemporalDevServer(opts: {
     '--namespace', opts.namespace,
     '--log-level', 'error',
     ...SEARCH_ATTRIBUTE_NAMES.flatMap((name) => ['--search-attribute', `${name}=Keyword`]),
+    ...(opts.tuning ?? DEV_SERVER_TUNING),
   ];
   const child = spawn(opts.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: false });
   child.stdout?.on('data', (d: Buffer) => opts.log?.debug({ temporal: d.toString().trim() }));
   child.stderr?.on('data', (d: Buffer) => opts.log?.debug({ temporal: d.toString().trim() }));
   await waitForPort(opts.port, 60_000, child);
+  await waitForFrontend(`127.0.0.1:${opts.port}`, Date.now() + 60_000);
   return {
     url: `127.0.0.1:${opts.port}`,
     uiUrl: `http://127.0.0.1:${opts.uiPort}`,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        const killTimer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-        child.once('exit', () => {
-          clearTimeout(killTimer);
-          resolve();
-        });
-        child.kill('SIGTERM');
-      }),
+    stop: () => stopChild(child),
   };
+}
+
+/** The port opens before the frontend serves ("Frontend is not healthy yet" on a loaded machine): wait for an answer. */
+async function waitForFrontend(address: string, deadline: number): Promise<void> {
+  for (;;) {
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 2_000 });
+      await connection.close();
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw new Error(`Temporal dev server at ${address} did not become healthy: ${(err as Error).message}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
+/** SIGTERM, then SIGKILL after 10 s; resolves once the process has exited. */
+export function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const killTimer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(killTimer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
 }

@@ -42,3 +42,41 @@ export const ingressCommitSeconds = new Histogram({
   buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.5],
   registers: [metricsRegistry],
 });
+
+/** Destination types are few and fixed (webhook, chat_a, chat_b, chat_c, cli): safe as a label. */
+export const deliveryAttempts = new Counter({
+  name: 'relay_delivery_attempts_total',
+  help: 'Delivery attempts by outcome (success, retrying, failed, rate_limited) and destination type.',
+  labelNames: ['outcome', 'destination_type'] as const,
+  registers: [metricsRegistry],
+});
+
+export const deliverySendSeconds = new Histogram({
+  name: 'relay_delivery_send_seconds',
+  help: 'Time of one send (request to answer or failure), by destination type.',
+  labelNames: ['destination_type'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers: [metricsRegistry],
+});
+
+export const deliveryFirstAttemptSeconds = new Histogram({
+  name: 'relay_delivery_ingest_to_first_attempt_seconds',
+  help: 'From the event committed by ingress to the end of its first delivery attempt (queueing, workflow start, send).',
+  labelNames: ['destination_type'] as const,
+  buckets: [0.01, 0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+  registers: [metricsRegistry],
+});
+
+export const deliveryRetriesScheduled = new Counter({
+  name: 'relay_delivery_retries_scheduled_total',
+  help: 'Failed attempts followed by a scheduled retry (durable timer), by destination type.',
+  labelNames: ['destination_type'] as const,
+  registers: [metricsRegistry],
+});
+
+export const chatCooldowns = new Counter({
+  name: 'relay_chat_cooldowns_total',
+  help: 'Global per-platform cooldowns started or extended after a chat platform 429 (RULINGS §29).',
+  labelNames: ['platform'] as const,
+  registers: [metricsRegistry],
+});

@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { chatCooldowns } from '../metrics/metrics';
 
 export const CHAT_PLATFORMS = ['chat_a', 'chat_b', 'chat_c'] as const;
 export type ChatPlatform = (typeof CHAT_PLATFORMS)[number];
@@ -44,5 +45,6 @@ export class PlatformCooldowns {
       [platform, until],
     );
     this.cache.set(platform, { until: new Date(rows[0].until).getTime(), readAt: Date.now() });
+    chatCooldowns.inc({ platform });
   }
 }

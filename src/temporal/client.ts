@@ -1,5 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import type { Config } from '../config/config';
+import { tracingClientInterceptors } from '../telemetry/tracing';
 
 /**
  * A lazily-connecting client: the API process starts (and ingress keeps
@@ -8,7 +9,7 @@ import type { Config } from '../config/config';
 export function createTemporalClient(config: Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE'>): Client {
   if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is not set');
   const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS });
-  return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, interceptors: tracingClientInterceptors() });
 }
 
 export async function temporalIsUp(client: Client, timeoutMs = 2000): Promise<boolean> {

@@ -4,6 +4,7 @@ import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode } 
 import type { Logger } from '../common/logger';
 import { createActivities } from '../../activities';
 import type { AppContainer } from '../app/container';
+import { tracingWorkerPlugins } from '../telemetry/tracing';
 
 const WORKFLOWS_PATH = require.resolve('../../workflows');
 /** Written by `npm run build` (`relay bundle-workflows`); used in production so start-up does not bundle. */
@@ -44,7 +45,9 @@ export async function startRelayWorker(container: AppContainer, opts: { taskQueu
   if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is not set');
   installRuntimeLogger(container.log);
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-  const prebuilt = config.NODE_ENV === 'production' && fs.existsSync(WORKFLOW_BUNDLE_PATH);
+  // Tracing adds the OpenTelemetry workflow interceptors, which the prebuilt bundle does not hold: bundle at start-up then.
+  const plugins = tracingWorkerPlugins();
+  const prebuilt = config.NODE_ENV === 'production' && fs.existsSync(WORKFLOW_BUNDLE_PATH) && plugins.length === 0;
   const worker = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -54,6 +57,7 @@ export async function startRelayWorker(container: AppContainer, opts: { taskQueu
     maxConcurrentActivityTaskExecutions: 200,
     maxConcurrentWorkflowTaskExecutions: 100,
     maxCachedWorkflows: 2000,
+    plugins,
   });
   const run = worker.run();
   return {

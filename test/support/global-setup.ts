@@ -5,6 +5,7 @@ import { Client } from 'pg';
 import { execFileSync } from 'node:child_process';
 import { startEmbeddedPostgres } from '../../src/launcher/postgres';
 import { findTemporalCli, startTemporalDevServer } from '../../src/launcher/temporal';
+import { findTemporalServer, startTemporalServer } from '../../src/launcher/temporal-server';
 import { ensureSearchAttributes } from '../../src/temporal/ensure-search-attributes';
 import { freePort } from './free-port';
 import { TEMPLATE_DB, TEST_SECRETS } from './constants';
@@ -17,7 +18,9 @@ declare global {
 /**
  * Once per `npm test`: PostgreSQL (embedded, or DATABASE_URL) with a migrated
  * template database that each test file clones, and a Temporal dev server
- * (or TEMPORAL_ADDRESS). Exported to the test workers through the environment.
+ * (or TEMPORAL_ADDRESS; or, with RELAY_TEST_TEMPORAL=server, a real Temporal
+ * server on that PostgreSQL: docs/scaling.md). Exported to the test workers
+ * through the environment.
  */
 export default async function globalSetup(): Promise<void> {
   const stops: Stop[] = [];
@@ -48,8 +51,24 @@ export default async function globalSetup(): Promise<void> {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 
+  const profile = process.env.RELAY_TEST_TEMPORAL ?? 'dev';
+  if (!['dev', 'server'].includes(profile)) throw new Error(`RELAY_TEST_TEMPORAL: "${profile}" is neither "dev" nor "server"`);
   let temporalAddress = process.env.TEMPORAL_ADDRESS;
-  if (!temporalAddress) {
+  if (!temporalAddress && profile === 'server') {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-temporal-server-'));
+    const temporal = await startTemporalServer({
+      binaries: findTemporalServer(process.env.TEMPORAL_SERVER_PATH),
+      postgresUrl: adminUrl,
+      dir,
+      port: await freePort(),
+      namespace: 'default',
+    });
+    stops.push(async () => {
+      await temporal.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+    temporalAddress = temporal.url;
+  } else if (!temporalAddress) {
     const temporal = await startTemporalDevServer({
       cliPath: findTemporalCli(process.env.TEMPORAL_CLI_PATH),
       dbFile: path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'relay-temporal-')), 'temporal.db'),

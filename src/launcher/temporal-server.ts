@@ -1,0 +1,233 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time';
+import { Client } from 'pg';
+import type { Logger } from '../common/logger';
+import { ensureSearchAttributes } from '../temporal/ensure-search-attributes';
+import { SEARCH_ATTRIBUTE_NAMES } from '../temporal/search-attributes';
+import type { RunningService } from './postgres';
+import { onPath, stopChild, waitForPort } from './temporal';
+
+/** The config template and dynamic config, shared with docker-compose.yml. */
+const DEPLOY_DIR = path.resolve(__dirname, '..', '..', 'deploy', 'temporal');
+
+const INSTALL_HINT =
+  'Build it with `npm run temporal:server:install` (go install from the Go module proxy into `$(go env GOPATH)/bin`), ' +
+  'or set TEMPORAL_SERVER_PATH to an existing `temporal-server` binary (its `temporal-sql-tool` beside it or on PATH).';
+
+export interface TemporalServerBinaries {
+  server: string;
+  sqlTool: string;
+}
+
+function goBin(): string | undefined {
+  const out = spawnSync('go', ['env', 'GOPATH'], { encoding: 'utf8' });
+  const gopath = out.status === 0 ? out.stdout.trim().split(path.delimiter)[0] : '';
+  return gopath ? path.join(gopath, 'bin') : undefined;
+}
+
+function executable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `temporal-server`: TEMPORAL_SERVER_PATH, then PATH, then `$(go env GOPATH)/bin`; `temporal-sql-tool` beside it, then the same places. */
+export function findTemporalServer(explicit: string | undefined): TemporalServerBinaries {
+  const gobin = goBin();
+  const inGoBin = (name: string) => (gobin && executable(path.join(gobin, name)) ? path.join(gobin, name) : undefined);
+  if (explicit && !executable(explicit)) throw new Error(`TEMPORAL_SERVER_PATH: ${explicit} is not an executable file. ${INSTALL_HINT}`);
+  const server = explicit ?? onPath('temporal-server') ?? inGoBin('temporal-server');
+  if (!server) throw new Error(`temporal-server was not found. ${INSTALL_HINT}`);
+  const beside = path.join(path.dirname(server), 'temporal-sql-tool');
+  const sqlTool = executable(beside) ? beside : (onPath('temporal-sql-tool') ?? inGoBin('temporal-sql-tool'));
+  if (!sqlTool) throw new Error(`temporal-sql-tool was not found (looked beside ${server}, on PATH and in GOPATH/bin). ${INSTALL_HINT}`);
+  return { server, sqlTool };
+}
+
+/**
+ * A free loopback port below 32768: Temporal stores the membership port in a PostgreSQL
+ * `smallint` (cluster_membership.rpc_port), so the kernel's ephemeral range (32768+) fails.
+ */
+async function lowLoopbackPort(taken: Set<number>): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (taken.has(port)) continue;
+    const free = await new Promise<boolean>((resolve) => {
+      const server = net.createServer().unref();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (free) {
+      taken.add(port);
+      return port;
+    }
+  }
+  throw new Error('no free loopback port between 20000 and 32000');
+}
+
+/** Fills `{{name}}` placeholders; an unknown placeholder is a bug in the template, so it throws. */
+export function renderTemplate(template: string, values: Record<string, string | number>): string {
+  return template.replace(/\{\{(\w+)\}\}/g, (_, name: string) => {
+    if (!(name in values)) throw new Error(`temporal server config template: no value for {{${name}}}`);
+    return String(values[name]);
+  });
+}
+
+/** Creates the database unless it exists; returns whether it was created. */
+async function createDatabase(adminUrl: string, name: string): Promise<boolean> {
+  const admin = new Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    const { rowCount } = await admin.query('select 1 from pg_database where datname = $1', [name]);
+    if (rowCount) return false;
+    await admin.query(`create database "${name}"`);
+    return true;
+  } finally {
+    await admin.end();
+  }
+}
+
+function runSqlTool(sqlTool: string, pg: URL, database: string, args: string[]): void {
+  const out = spawnSync(
+    sqlTool,
+    ['--plugin', 'postgres12', '--endpoint', pg.hostname, '--port', pg.port || '5432', '--user', decodeURIComponent(pg.username), '--database', database, ...args],
+    { encoding: 'utf8', env: { ...process.env, SQL_PASSWORD: decodeURIComponent(pg.password) } },
+  );
+  if (out.status !== 0) {
+    throw new Error(`temporal-sql-tool ${args.join(' ')} on ${database} failed (exit ${out.status}): ${(out.stderr || out.stdout).trim().slice(-2000)}`);
+  }
+}
+
+/** Creates the schema of a new database, then brings any database up to the binary's embedded schema version. */
+async function prepareDatabase(sqlTool: string, pgUrl: string, database: string, schema: 'temporal' | 'visibility'): Promise<void> {
+  const created = await createDatabase(pgUrl, database);
+  const pg = new URL(pgUrl);
+  if (created) runSqlTool(sqlTool, pg, database, ['setup-schema', '--version', '0.0']);
+  runSqlTool(sqlTool, pg, database, ['update-schema', '--schema-name', `postgresql/v12/${schema}`]);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Retries `attempt` until it resolves, the deadline passes or the server exits
+ * (it answers before its namespace cache has loaded).
+ */
+async function retry<T>(what: string, until: { deadline: number; child: ChildProcess }, attempt: () => Promise<T>): Promise<T> {
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (until.child.exitCode !== null) throw new Error(`temporal server exited with code ${until.child.exitCode} while ${what}`);
+      if (Date.now() > until.deadline) throw new Error(`temporal server: ${what} did not succeed in time: ${(err as Error).message}`);
+      await sleep(250);
+    }
+  }
+}
+
+/** Registers the namespace unless it exists, and waits until the frontend serves it with the relay's search attributes. */
+async function prepareNamespace(address: string, namespace: string, until: { deadline: number; child: ChildProcess }): Promise<void> {
+  const connection = await retry('connecting', until, () => Connection.connect({ address, connectTimeout: 2_000 }));
+  try {
+    await retry(`registering namespace ${namespace}`, until, async () => {
+      try {
+        await connection.workflowService.registerNamespace({
+          namespace,
+          workflowExecutionRetentionPeriod: msToTs('3 days'),
+        });
+      } catch (err) {
+        if (!/already exists/i.test((err as Error).message)) throw err;
+      }
+    });
+    await retry('registering search attributes', until, () => ensureSearchAttributes(address, namespace));
+    await retry('serving the namespace', until, async () => {
+      const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
+      const missing = SEARCH_ATTRIBUTE_NAMES.filter((name) => !(name in (customAttributes ?? {})));
+      if (missing.length) throw new Error(`search attributes not visible yet: ${missing.join(', ')}`);
+      await connection.workflowService.countWorkflowExecutions({ namespace, query: '' });
+    });
+  } finally {
+    await connection.close();
+  }
+}
+
+export interface TemporalServerOptions {
+  binaries: TemporalServerBinaries;
+  /** PostgreSQL URL of a role that may create databases (the embedded PostgreSQL's). */
+  postgresUrl: string;
+  /** Where the rendered config, dynamic config and server log go. */
+  dir: string;
+  /** Frontend gRPC port (the relay's TEMPORAL_ADDRESS). */
+  port: number;
+  namespace: string;
+  /** Fixed when the databases are first created. */
+  historyShards?: number;
+  database?: string;
+  visibilityDatabase?: string;
+  log?: Logger;
+}
+
+/**
+ * Runs a real Temporal server (all four services in one process) on PostgreSQL:
+ * creates its two databases and schemas with `temporal-sql-tool`, renders
+ * deploy/temporal/server.yaml, starts `temporal-server`, registers the namespace
+ * and the relay's search attributes, and resolves once workflows can start.
+ */
+export async function startTemporalServer(opts: TemporalServerOptions): Promise<RunningService & { logFile: string }> {
+  const database = opts.database ?? 'temporal';
+  const visibilityDatabase = opts.visibilityDatabase ?? 'temporal_visibility';
+  await prepareDatabase(opts.binaries.sqlTool, opts.postgresUrl, database, 'temporal');
+  await prepareDatabase(opts.binaries.sqlTool, opts.postgresUrl, visibilityDatabase, 'visibility');
+
+  fs.mkdirSync(opts.dir, { recursive: true });
+  const dynamicConfigFile = path.join(opts.dir, 'dynamic-config.yaml');
+  fs.copyFileSync(path.join(DEPLOY_DIR, 'dynamic-config.yaml'), dynamicConfigFile);
+  const pg = new URL(opts.postgresUrl);
+  const ports: Record<string, number> = {};
+  const taken = new Set([opts.port]);
+  for (const name of ['frontendHttp', 'frontendMembership', 'history', 'historyMembership', 'matching', 'matchingMembership', 'worker', 'workerMembership']) {
+    ports[`${name}Port`] = await lowLoopbackPort(taken);
+  }
+  const configFile = path.join(opts.dir, 'server.yaml');
+  fs.writeFileSync(
+    configFile,
+    renderTemplate(fs.readFileSync(path.join(DEPLOY_DIR, 'server.yaml'), 'utf8'), {
+      logLevel: 'warn',
+      historyShards: opts.historyShards ?? 4,
+      database,
+      visibilityDatabase,
+      pgHost: pg.hostname,
+      pgPort: pg.port || '5432',
+      pgUser: decodeURIComponent(pg.username),
+      pgPassword: decodeURIComponent(pg.password),
+      frontendPort: opts.port,
+      ...ports,
+      dynamicConfigFile,
+    }),
+    { mode: 0o600 },
+  );
+
+  const logFile = path.join(opts.dir, 'temporal-server.log');
+  const logFd = fs.openSync(logFile, 'a');
+  const child = spawn(opts.binaries.server, ['--config-file', configFile, '--allow-no-auth', 'start'], { stdio: ['ignore', logFd, logFd] });
+  fs.closeSync(logFd);
+  const stop = () => stopChild(child);
+  const address = `127.0.0.1:${opts.port}`;
+  try {
+    const deadline = Date.now() + 120_000;
+    await waitForPort(opts.port, 120_000, child);
+    await prepareNamespace(address, opts.namespace, { deadline, child });
+  } catch (err) {
+    await stop();
+    const tail = fs.readFileSync(logFile, 'utf8').split('\n').slice(-20).join('\n');
+    throw new Error(`${(err as Error).message}\n--- ${logFile} (last lines) ---\n${tail}`);
+  }
+  opts.log?.info({ address, logFile }, 'Temporal server (PostgreSQL) ready');
+  return { url: address, logFile, stop };
+}
