@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -22,6 +21,7 @@ import { ensureSearchAttributes } from '../src/temporal/ensure-search-attributes
 import { startRelayWorker } from '../src/worker/worker';
 import { runStops, saveFigures, writeMarkedSection } from './bench-output';
 import { type CpuProfile, startCpuSampler } from './cpu-sampler';
+import { freePort } from '../test/support/free-port';
 
 /**
  * `npm run bench:delivery [-- --events 3000 --ceiling-events 1000 --concurrency 64 --paced-seconds 10
@@ -77,15 +77,6 @@ function stringArg(args: string[], name: string): string | undefined {
   return i >= 0 ? args[i + 1] : undefined;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().unref().on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;

@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -10,6 +9,7 @@ import { uuidv7 } from '../src/common/ids';
 import { SecretBox } from '../src/common/secret-box';
 import { createOrm, migrate } from '../src/db/orm';
 import { startEmbeddedPostgres } from '../src/launcher/postgres';
+import { freePort } from '../test/support/free-port';
 
 /**
  * `npm run bench:ingress [-- --duration 15 --connections 128 --payload-bytes 512 --plan growth --integration --bad-signature --profile DIR]`
@@ -54,15 +54,6 @@ function parseArgs(args: string[]): Options {
   };
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().unref().on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Distinct bodies, each signed once up front, so the load process spends its CPU on sending. */
 function signedBodies(secret: string, payloadBytes: number, count = 512): Array<{ body: string; signature: string }> {

@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Agent, fetch as undiciFetch } from 'undici';
@@ -10,6 +9,7 @@ import { SecretBox } from '../src/common/secret-box';
 import { createOrm, migrate } from '../src/db/orm';
 import { startEmbeddedPostgres } from '../src/launcher/postgres';
 import { findTemporalCli, startTemporalDevServer } from '../src/launcher/temporal';
+import { freePort } from '../test/support/free-port';
 
 /**
  * `npm run bench:soak [-- --minutes 30 --rate 300 --sample-seconds 30 --heap-snapshots DIR]`
@@ -77,15 +77,6 @@ function parseArgs(args: string[]): Options {
   return opts;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().unref().on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Resident set size of a process, from /proc (Linux). */
 function rssBytes(pid: number): number {
