@@ -144,6 +144,27 @@ export async function replayEvent(ctx: ProjectContext, eventId: string): Promise
   );
 }
 
+/**
+ * A new delivery of one event to one destination only (the `listen` CLI's `r`
+ * key): other destinations are untouched. The destination must be in the project.
+ */
+export async function replayEventToDestination(ctx: ProjectContext, eventId: string, destinationId: string): Promise<Delivery> {
+  const event = isUuid(eventId) ? await ctx.em.findOne(Event, { id: eventId, projectId: ctx.project.id }) : null;
+  if (!event) throw new NotFoundError('Event', eventId);
+  const { rows } = await knexOf(ctx).raw(
+    `select ep.slug as endpoint_slug,
+            (select max(d.id::text)::uuid from deliveries d where d.event_id = ? and d.destination_id = t.id) as replay_of_id
+       from destinations t, webhook_endpoints ep
+      where t.id = ? and t.project_id = ? and ep.id = ?`,
+    [event.id, destinationId, ctx.project.id, event.endpointId],
+  );
+  if (!rows[0]) throw new NotFoundError('Destination', destinationId);
+  const [delivery] = await createReplays(ctx, [
+    { eventId: event.id, destinationId, endpointId: event.endpointId, eventType: event.eventType, endpointSlug: rows[0].endpoint_slug, replayOfId: rows[0].replay_of_id },
+  ]);
+  return delivery;
+}
+
 export const replayDeadLettersInput = z.object({
   delivery_ids: z.array(z.uuid()).min(1).max(100),
 });

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import type { GraphQLSchema } from 'graphql';
 import { buildSchema, type MiddlewareFn, type NonEmptyArray } from 'type-graphql';
 import { assertNoNulCharacters } from '../common/validation';
+import { CliSessionResolver } from '../cli-sessions/cli-session.resolver';
 import { DeliveryResolver } from '../deliveries/delivery.resolver';
 import { EventResolver } from '../events/event.resolver';
 import { AccountResolver } from '../accounts/account.resolver';
@@ -21,7 +22,7 @@ import { LiveResolver } from '../subscriptions/live.resolver';
 
 /** Every resolver class; add new ones here. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const resolvers: NonEmptyArray<Function> = [HealthResolver, ProjectResolver, AccountResolver, OrganizationResolver, ApiKeyResolver, OAuthResolver, EventResolver, DeliveryResolver, LiveResolver, EndpointResolver, FilterGroupResolver, DestinationResolver, LinkResolver, TemplateResolver, TransformResolver];
+export const resolvers: NonEmptyArray<Function> = [HealthResolver, ProjectResolver, AccountResolver, OrganizationResolver, ApiKeyResolver, OAuthResolver, EventResolver, DeliveryResolver, LiveResolver, EndpointResolver, FilterGroupResolver, DestinationResolver, LinkResolver, TemplateResolver, TransformResolver, CliSessionResolver];
 
 /** Every argument of every field, whether or not its resolver calls parseInput, is checked for NUL characters. */
 const rejectNulArguments: MiddlewareFn = ({ args }, next) => {

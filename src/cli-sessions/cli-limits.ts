@@ -1,0 +1,7 @@
+/** The longest delay a `listen` session may ask for before each forward (SPEC: a per-session delivery delay). */
+export const CLI_MAX_DELAY_MS = 10_000;
+
+/** An API process refreshes its sessions' presence rows this often... */
+export const CLI_HEARTBEAT_MS = 5_000;
+/** ...and a row not refreshed for three heartbeats is a CLI that is gone (its API process died). */
+export const CLI_STALE_AFTER_MS = 3 * CLI_HEARTBEAT_MS;

@@ -1,0 +1,140 @@
+import { GraphQLJSON } from 'graphql-scalars';
+import { Arg, Field, ID, InputType, Int, Mutation, ObjectType, Resolver, Root, Subscription } from 'type-graphql';
+import type { SubscribeResolverData } from 'type-graphql';
+import { NotFoundError } from '../common/errors';
+import { isUuid } from '../common/ids';
+import type { ProjectContext } from '../common/request-context';
+import { parseInput } from '../common/validation';
+import { DeliveryType } from '../deliveries/delivery.resolver';
+import { toDeliveryView } from '../deliveries/delivery.view';
+import { Destination } from '../destinations/destination.entity';
+import { DestinationType } from '../destinations/destination.resolver';
+import { EndpointType } from '../endpoints/endpoint.resolver';
+import type { GraphQLContext } from '../graphql/context';
+import { Scoped } from '../graphql/scoped';
+import { authorizeSubscription } from '../subscriptions/subscription-access';
+import {
+  cliForwardResultInput,
+  type CliSessionView,
+  replayCliEvent,
+  reportCliForward,
+  startCliSession,
+  startCliSessionInput,
+  updateCliSession,
+  updateCliSessionInput,
+} from './cli-session.service';
+import { CliTunnel, type CliForwardView } from './cli-tunnel';
+
+@ObjectType('CliSession', { description: 'A `listen` session’s destination: type `cli`, created or reused by name.' })
+class CliSessionType implements CliSessionView {
+  @Field(() => DestinationType) destination!: DestinationType;
+  @Field(() => [EndpointType], { description: 'The endpoints (sources) linked to it.' }) sources!: EndpointType[];
+  @Field(() => String, { nullable: true }) transformName!: string | null;
+  @Field(() => String, { nullable: true }) templateName!: string | null;
+  @Field(() => Int) delayMs!: number;
+}
+
+@ObjectType('CliForward', { description: 'One event for the CLI to POST to its local port; answer with reportCliForward.' })
+class CliForwardType implements CliForwardView {
+  @Field(() => ID, { description: 'Report it back in reportCliForward.' }) id!: string;
+  @Field(() => ID) eventId!: string;
+  @Field(() => ID) deliveryId!: string;
+  @Field(() => Int) attemptNumber!: number;
+  @Field() eventType!: string;
+  @Field() sourceSlug!: string;
+  @Field({ description: 'ISO 8601' }) receivedAt!: string;
+  @Field(() => String) method!: 'POST';
+  @Field(() => GraphQLJSON, { description: 'The event’s headers (hop-by-hop, host and content-length removed) plus the X-{prefix}-* headers a webhook gets.' })
+  headers!: Record<string, string>;
+  @Field({ description: 'The exact text to POST (the transformed JSON when a transform applies).' }) body!: string;
+  @Field(() => Int, { description: 'Wait this long before POSTing (session option).' }) delayMs!: number;
+}
+
+@InputType()
+class StartCliSessionInput {
+  @Field({ description: 'os.hostname()' }) machine!: string;
+  @Field(() => [String], { nullable: true, description: 'Empty or absent: every active endpoint of the project.' }) sourceSlugs?: string[] | null;
+  @Field(() => String, { nullable: true }) transformName?: string | null;
+  @Field(() => String, { nullable: true }) templateName?: string | null;
+  @Field(() => Int, { nullable: true, description: '0 to 10000, default 0.' }) delayMs?: number | null;
+}
+
+@InputType({ description: 'Absent leaves a setting unchanged; an explicit null clears transformName or templateName.' })
+class UpdateCliSessionInput {
+  @Field(() => [String], { nullable: true }) sourceSlugs?: string[] | null;
+  @Field(() => String, { nullable: true }) transformName?: string | null;
+  @Field(() => String, { nullable: true }) templateName?: string | null;
+  @Field(() => Int, { nullable: true }) delayMs?: number | null;
+}
+
+@InputType()
+class CliForwardResultInput {
+  @Field(() => ID) forwardId!: string;
+  @Field(() => Int, { nullable: true, description: 'Null when the local request failed (connection refused, timeout).' }) statusCode?: number | null;
+  @Field(() => GraphQLJSON, { nullable: true, description: 'Object of string to string (lower-case names).' }) responseHeaders?: unknown;
+  @Field(() => String, { nullable: true, description: 'At most 64 KiB; the attempt keeps the first 4096 bytes.' }) responseBody?: string | null;
+  @Field(() => Int) latencyMs!: number;
+  @Field(() => String, { nullable: true }) error?: string | null;
+  @Field(() => Boolean, { nullable: true, description: 'The CLI was paused: not forwarded (a permanent failure).' }) skipped?: boolean | null;
+}
+
+const write = { scope: 'project', permission: 'write' } as const;
+const projectArg = { nullable: true, description: 'Defaults to the X-Project-Id header, else your default project.' };
+
+type Data = SubscribeResolverData<unknown, Record<string, string | undefined>, GraphQLContext>;
+
+/** Plain objects: type-graphql hands inputs over as class instances. */
+const plain = (input: object) => ({ ...input });
+
+@Resolver()
+export class CliSessionResolver {
+  @Mutation(() => CliSessionType, {
+    description: 'Creates or reuses the `cli` destination named `cli:<email>@<machine>:<slugs joined by "," or *>` and links it to the sources.',
+  })
+  startCliSession(@Arg('input') input: StartCliSessionInput, @Scoped(write) ctx: ProjectContext, @Arg('projectId', () => ID, projectArg) _projectId?: string): Promise<CliSessionType> {
+    return startCliSession(ctx, parseInput(startCliSessionInput, plain(input), 'input'));
+  }
+
+  @Mutation(() => CliSessionType)
+  updateCliSession(
+    @Arg('destinationId', () => ID) destinationId: string,
+    @Arg('input') input: UpdateCliSessionInput,
+    @Scoped(write) ctx: ProjectContext,
+    @Arg('projectId', () => ID, projectArg) _projectId?: string,
+  ): Promise<CliSessionType> {
+    return updateCliSession(ctx, destinationId, parseInput(updateCliSessionInput, plain(input), 'input'));
+  }
+
+  @Mutation(() => Boolean, { description: 'The CLI’s answer to one forward, recorded as that delivery’s attempt. True when it was still awaited.' })
+  reportCliForward(@Arg('input') input: CliForwardResultInput, @Scoped(write) ctx: ProjectContext, @Arg('projectId', () => ID, projectArg) _projectId?: string): Promise<boolean> {
+    return reportCliForward(ctx, parseInput(cliForwardResultInput, plain(input), 'input'));
+  }
+
+  @Mutation(() => DeliveryType, { description: '`r` in the CLI: a new delivery of the event to this CLI destination only (other destinations untouched).' })
+  async replayCliEvent(
+    @Arg('destinationId', () => ID) destinationId: string,
+    @Arg('eventId', () => ID) eventId: string,
+    @Scoped(write) ctx: ProjectContext,
+    @Arg('projectId', () => ID, projectArg) _projectId?: string,
+  ): Promise<DeliveryType> {
+    return toDeliveryView(await replayCliEvent(ctx, destinationId, eventId));
+  }
+
+  @Subscription(() => CliForwardType, {
+    description: 'Open while `relay listen` runs: being subscribed IS being connected. Forwards for that destination arrive here.',
+    subscribe: async (data: Data) => {
+      const ctx = await authorizeSubscription(data);
+      const destinationId = data.args.destinationId ?? '';
+      const found = isUuid(destinationId) && (await ctx.em.count(Destination, { id: destinationId, project: ctx.project.id, type: 'cli' }));
+      if (!found) throw new NotFoundError('CLI destination', destinationId);
+      return CliTunnel.for(ctx.container).open(destinationId);
+    },
+  })
+  cliForwards(
+    @Root() forward: CliForwardView,
+    @Arg('destinationId', () => ID) _destinationId: string,
+    @Arg('projectId', () => ID, projectArg) _projectId?: string,
+  ): CliForwardView {
+    return forward;
+  }
+}

@@ -1,0 +1,220 @@
+import { z } from 'zod';
+import { ForbiddenError, NotFoundError, ValidationError } from '../common/errors';
+import { isUuid } from '../common/ids';
+import { NOTIFY } from '../common/notify-channels';
+import type { ProjectContext } from '../common/request-context';
+import { DEFAULT_RETRY_POLICY } from '../common/types';
+import { replayEventToDestination } from '../deliveries/delivery-operations.service';
+import type { Delivery } from '../deliveries/delivery.entity';
+import { Destination } from '../destinations/destination.entity';
+import { type DestinationView, toDestinationView } from '../destinations/destination.view';
+import { WebhookEndpoint } from '../endpoints/endpoint.entity';
+import { type EndpointView, toEndpointView } from '../endpoints/endpoint.view';
+import { EndpointDestination } from '../links/endpoint-destination.entity';
+import { createLink, deleteLink, updateLink } from '../links/link.service';
+import { MessageTemplate } from '../templates/message-template.entity';
+import { Transform } from '../transforms/transform.entity';
+import { User } from '../users/user.entity';
+import { CLI_MAX_DELAY_MS } from './cli-limits';
+
+/**
+ * `relay listen` sessions (SPEC "CLI tunnel", /work docs/cli.md): a session is
+ * a `cli` destination named `cli:<email>@<machine>:<slugs or *>`, created or
+ * reused by name, linked to the chosen sources through the links service.
+ * Its options live in `destinations.cli_session`; the transform and template
+ * are also set on its links (that is where the attempt pipeline reads them).
+ */
+
+/** What `destinations.cli_session` holds for a `cli` destination. */
+export interface CliSessionSettings {
+  email: string;
+  machine: string;
+  /** Null: every active endpoint of the project at the time the session started. */
+  sourceSlugs: string[] | null;
+  transformName: string | null;
+  templateName: string | null;
+  delayMs: number;
+}
+
+export interface CliSessionView {
+  destination: DestinationView;
+  sources: EndpointView[];
+  transformName: string | null;
+  templateName: string | null;
+  delayMs: number;
+}
+
+const name = z.string().trim().min(1).max(200);
+const sourceSlugs = z.array(z.string().trim().min(1).max(100)).max(100);
+const delayMs = z.number().int().min(0, `must be 0 to ${CLI_MAX_DELAY_MS}`).max(CLI_MAX_DELAY_MS, `must be 0 to ${CLI_MAX_DELAY_MS}`);
+
+export const startCliSessionInput = z.object({
+  machine: z.string().trim().min(1).max(200),
+  sourceSlugs: sourceSlugs.nullish(),
+  transformName: name.nullish(),
+  templateName: name.nullish(),
+  delayMs: delayMs.nullish(),
+});
+export type StartCliSessionInput = z.infer<typeof startCliSessionInput>;
+
+/** Absent leaves a setting as it is; an explicit null clears the transform or template. */
+export const updateCliSessionInput = z.object({
+  sourceSlugs: sourceSlugs.nullish(),
+  transformName: name.nullish(),
+  templateName: name.nullish(),
+  delayMs: delayMs.nullish(),
+});
+export type UpdateCliSessionInput = z.infer<typeof updateCliSessionInput>;
+
+export const cliForwardResultInput = z.object({
+  forwardId: z.uuid({ message: 'must be a UUID' }),
+  statusCode: z.number().int().min(100).max(599).nullish(),
+  responseHeaders: z.record(z.string(), z.string()).nullish(),
+  // The CLI sends at most 64 KiB; the attempt keeps the first 4096 bytes.
+  responseBody: z.string().max(65_536).nullish(),
+  latencyMs: z.number().int().min(0).max(86_400_000),
+  error: z.string().max(2000).nullish(),
+  skipped: z.boolean().nullish(),
+});
+export type CliForwardResultInput = z.infer<typeof cliForwardResultInput>;
+
+export function destinationName(email: string, machine: string, slugs: string[] | null): string {
+  return `cli:${email}@${machine}:${slugs && slugs.length > 0 ? slugs.join(',') : '*'}`;
+}
+
+async function callerEmail(ctx: ProjectContext): Promise<string> {
+  if (ctx.principal?.kind !== 'user') throw new ForbiddenError('relay listen needs a user session; API keys cannot start one.', undefined, 'user_session_required');
+  const user = await ctx.em.findOneOrFail(User, { id: ctx.principal.userId });
+  return user.email;
+}
+
+/** The chosen sources: the named slugs (each must exist), or every active endpoint. */
+async function resolveSources(ctx: ProjectContext, slugs: string[] | null): Promise<WebhookEndpoint[]> {
+  if (slugs && slugs.length > 0) {
+    const unique = [...new Set(slugs)];
+    const found = await ctx.em.find(WebhookEndpoint, { project: ctx.project.id, slug: { $in: unique } }, { orderBy: { slug: 'asc' } });
+    const missing = unique.find((s) => !found.some((e) => e.slug === s));
+    if (missing) throw new NotFoundError('Endpoint', missing);
+    return found;
+  }
+  const all = await ctx.em.find(WebhookEndpoint, { project: ctx.project.id, isActive: true }, { orderBy: { slug: 'asc' } });
+  if (all.length === 0) throw new ValidationError('No sources found: this project has no active endpoints; create one first.', undefined, 'no_sources');
+  return all;
+}
+
+async function idByName(ctx: ProjectContext, entity: typeof Transform | typeof MessageTemplate, label: string, value: string | null): Promise<string | null> {
+  if (value === null) return null;
+  const row = await ctx.em.findOne(entity, { project: ctx.project.id, name: value });
+  if (!row) throw new NotFoundError(label, value);
+  return row.id;
+}
+
+/** Links the destination to exactly these sources, each with the session's transform and template. */
+async function syncLinks(ctx: ProjectContext, destination: Destination, sources: WebhookEndpoint[], settings: CliSessionSettings): Promise<void> {
+  const transformId = await idByName(ctx, Transform, 'Transform', settings.transformName);
+  const templateId = await idByName(ctx, MessageTemplate, 'Template', settings.templateName);
+  const linked = await ctx.em.find(EndpointDestination, { destination: destination.id });
+  for (const link of linked) {
+    if (!sources.some((s) => s.id === link.endpoint.id)) await deleteLink(ctx, link.endpoint.id, destination.id);
+  }
+  for (const source of sources) {
+    const fields = { transform_id: transformId, template_id: templateId };
+    if (linked.some((l) => l.endpoint.id === source.id)) await updateLink(ctx, source.id, destination.id, fields);
+    else await createLink(ctx, source.id, { destination_id: destination.id, ...fields });
+  }
+}
+
+function toView(ctx: ProjectContext, destination: Destination, sources: WebhookEndpoint[], s: CliSessionSettings): CliSessionView {
+  return {
+    destination: toDestinationView(destination),
+    sources: sources.map((e) => toEndpointView(e, ctx.container.config)),
+    transformName: s.transformName,
+    templateName: s.templateName,
+    delayMs: s.delayMs,
+  };
+}
+
+export async function startCliSession(ctx: ProjectContext, input: StartCliSessionInput): Promise<CliSessionView> {
+  const email = await callerEmail(ctx);
+  const slugs = input.sourceSlugs && input.sourceSlugs.length > 0 ? [...new Set(input.sourceSlugs)].sort() : null;
+  const sources = await resolveSources(ctx, slugs);
+  const settings: CliSessionSettings = {
+    email,
+    machine: input.machine,
+    sourceSlugs: slugs,
+    transformName: input.transformName ?? null,
+    templateName: input.templateName ?? null,
+    delayMs: input.delayMs ?? 0,
+  };
+  const wantedName = destinationName(email, input.machine, slugs);
+  let destination = await ctx.em.findOne(Destination, { project: ctx.project.id, type: 'cli', name: wantedName }, { orderBy: { id: 'asc' } });
+  destination ??= ctx.em.create(Destination, {
+    project: ctx.project,
+    name: wantedName,
+    type: 'cli',
+    retryPolicy: { ...DEFAULT_RETRY_POLICY, backoff: [...DEFAULT_RETRY_POLICY.backoff] },
+  });
+  destination.cliSession = { ...settings };
+  destination.isActive = true;
+  await ctx.em.flush();
+  await syncLinks(ctx, destination, sources, settings);
+  return toView(ctx, destination, sources, settings);
+}
+
+async function findCliDestination(ctx: ProjectContext, destinationId: string): Promise<Destination> {
+  const destination = isUuid(destinationId) ? await ctx.em.findOne(Destination, { id: destinationId, project: ctx.project.id, type: 'cli' }) : null;
+  if (!destination) throw new NotFoundError('CLI destination', destinationId);
+  return destination;
+}
+
+export async function updateCliSession(ctx: ProjectContext, destinationId: string, input: UpdateCliSessionInput): Promise<CliSessionView> {
+  const destination = await findCliDestination(ctx, destinationId);
+  const current = (destination.cliSession ?? {}) as Partial<CliSessionSettings>;
+  const email = current.email ?? (await callerEmail(ctx));
+  const slugs = input.sourceSlugs === undefined ? (current.sourceSlugs ?? null) : input.sourceSlugs && input.sourceSlugs.length > 0 ? [...new Set(input.sourceSlugs)].sort() : null;
+  const settings: CliSessionSettings = {
+    email,
+    machine: current.machine ?? 'unknown',
+    sourceSlugs: slugs,
+    transformName: input.transformName === undefined ? (current.transformName ?? null) : input.transformName,
+    templateName: input.templateName === undefined ? (current.templateName ?? null) : input.templateName,
+    delayMs: input.delayMs ?? current.delayMs ?? 0,
+  };
+  const sources = await resolveSources(ctx, slugs);
+  // The name follows the sources, so that the next `listen` with the same arguments finds this destination again.
+  destination.name = destinationName(email, settings.machine, slugs);
+  destination.cliSession = { ...settings };
+  await ctx.em.flush();
+  await syncLinks(ctx, destination, sources, settings);
+  return toView(ctx, destination, sources, settings);
+}
+
+/** `r` in the CLI: a new delivery of the event to this CLI destination only. */
+export async function replayCliEvent(ctx: ProjectContext, destinationId: string, eventId: string): Promise<Delivery> {
+  const destination = await findCliDestination(ctx, destinationId);
+  return replayEventToDestination(ctx, eventId, destination.id);
+}
+
+/**
+ * The CLI's answer to one forward. True when the attempt was still waiting for
+ * it (the first answer wins); false when it was already answered or has timed out.
+ */
+export async function reportCliForward(ctx: ProjectContext, input: CliForwardResultInput): Promise<boolean> {
+  const result = {
+    statusCode: input.statusCode ?? null,
+    responseHeaders: input.responseHeaders ?? null,
+    responseBody: input.responseBody ?? null,
+    latencyMs: input.latencyMs,
+    error: input.error ?? null,
+    skipped: input.skipped ?? false,
+  };
+  const rows = await ctx.em.getConnection().execute<Array<{ id: string }>>(
+    `with answered as (
+       update cli_forwards set result = ?::jsonb, answered_at = now()
+        where id = ? and project_id = ? and result is null
+       returning id)
+     select id, pg_notify(?, id::text) from answered`,
+    [JSON.stringify(result), input.forwardId, ctx.project.id, NOTIFY.cliResults],
+  );
+  return rows.length > 0;
+}

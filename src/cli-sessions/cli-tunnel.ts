@@ -1,0 +1,186 @@
+import os from 'node:os';
+import type { AppContainer } from '../app/container';
+import { isUuid, uuidv7 } from '../common/ids';
+import { NOTIFY } from '../common/notify-channels';
+import { Channel } from '../subscriptions/channel';
+import { CLI_HEARTBEAT_MS } from './cli-limits';
+
+/** One forward as the CLI receives it (GraphQL `CliForward`). */
+export interface CliForwardView {
+  id: string;
+  eventId: string;
+  deliveryId: string;
+  attemptNumber: number;
+  eventType: string;
+  sourceSlug: string;
+  receivedAt: string;
+  method: 'POST';
+  headers: Record<string, string>;
+  body: string;
+  delayMs: number;
+}
+
+interface Session {
+  rowId: string;
+  destinationId: string;
+  channel: Channel<CliForwardView>;
+}
+
+/** Forwards already pushed are remembered this long, so that a rescan after a reconnection does not push them twice. */
+const SENT_MEMORY_MS = 10 * 60_000;
+
+const tunnels = new WeakMap<AppContainer, CliTunnel>();
+
+/**
+ * The API side of `relay listen`: while a `cliForwards` subscription is open
+ * its process keeps a `cli_sessions` row (heartbeat every CLI_HEARTBEAT_MS;
+ * removed on unsubscribe), which is how a worker knows a CLI is connected.
+ * Workers NOTIFY `relay_cli_forwards` with `<destination id> <forward id>`;
+ * every API process hears it and only the one(s) holding a subscription for
+ * that destination read the forward and push it. After a reconnection of the
+ * LISTEN connection, unanswered forwards of local sessions are rescanned.
+ */
+export class CliTunnel {
+  /** Names this process in `cli_sessions.instance_id` (for operators: which API process holds which CLI). */
+  readonly instanceId = `${os.hostname()}:${process.pid}:${uuidv7().slice(-12)}`;
+  private readonly sessions = new Set<Session>();
+  private readonly sent = new Map<string, number>();
+  private listening: Promise<void> | null = null;
+  private removeListener: (() => void) | null = null;
+  private heartbeat: NodeJS.Timeout | undefined;
+
+  private constructor(private readonly container: AppContainer) {}
+
+  static for(container: AppContainer): CliTunnel {
+    let tunnel = tunnels.get(container);
+    if (!tunnel) {
+      const created = new CliTunnel(container);
+      tunnel = created;
+      tunnels.set(container, created);
+      container.onClose(() => created.stop());
+    }
+    return tunnel;
+  }
+
+  /** Opens a session: LISTEN first, then the presence row, so that no forward made after the row exists is missed. */
+  async open(destinationId: string): Promise<AsyncIterableIterator<CliForwardView>> {
+    await this.ensureListening();
+    const rowId = uuidv7();
+    await this.knex.raw('insert into cli_sessions (id, destination_id, instance_id) values (?, ?, ?)', [rowId, destinationId, this.instanceId]);
+    const session: Session = {
+      rowId,
+      destinationId,
+      channel: new Channel<CliForwardView>(() => this.closed(session)),
+    };
+    this.sessions.add(session);
+    this.ensureHeartbeat();
+    return session.channel;
+  }
+
+  get openCount(): number {
+    return this.sessions.size;
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.heartbeat);
+    const rows = [...this.sessions].map((s) => s.rowId);
+    for (const s of [...this.sessions]) s.channel.close();
+    await this.listening;
+    this.removeListener?.();
+    if (rows.length > 0) await this.knex.raw('delete from cli_sessions where id = any(?::uuid[])', [`{${rows.join(',')}}`]).catch(() => undefined);
+  }
+
+  private get knex() {
+    return this.container.orm.em.getConnection().getKnex();
+  }
+
+  private closed(session: Session): void {
+    this.sessions.delete(session);
+    if (this.sessions.size === 0) {
+      clearInterval(this.heartbeat);
+      this.heartbeat = undefined;
+    }
+    this.knex
+      .raw('delete from cli_sessions where id = ?', [session.rowId])
+      .catch((err: unknown) => this.container.log.warn({ err }, 'could not remove a CLI presence row; it goes stale'));
+  }
+
+  private ensureListening(): Promise<void> {
+    this.listening ??= this.container.notifications
+      .listen({
+        channel: NOTIFY.cliForwards,
+        onNotify: (payload) => this.onForward(payload),
+        // Notifications sent while the connection was down are lost: look for unanswered forwards.
+        onConnect: () => this.push(null),
+      })
+      .then((remove) => {
+        this.removeListener = remove;
+      });
+    return this.listening;
+  }
+
+  private ensureHeartbeat(): void {
+    if (this.heartbeat) return;
+    this.heartbeat = setInterval(() => {
+      const rows = [...this.sessions].map((s) => s.rowId);
+      if (rows.length === 0) return;
+      this.knex
+        .raw('update cli_sessions set heartbeat_at = now() where id = any(?::uuid[])', [`{${rows.join(',')}}`])
+        .catch((err: unknown) => this.container.log.warn({ err }, 'CLI presence heartbeat failed'));
+    }, CLI_HEARTBEAT_MS);
+    this.heartbeat.unref();
+  }
+
+  private onForward(payload: string): void {
+    const [destinationId, forwardId] = payload.split(' ');
+    if (!forwardId || !isUuid(forwardId) || ![...this.sessions].some((s) => s.destinationId === destinationId)) return;
+    this.push([forwardId]);
+  }
+
+  /** Reads the forwards (`null`: every unanswered one of this process's sessions) and pushes each to its destination's sessions. */
+  private push(forwardIds: string[] | null): void {
+    const destinations = [...new Set([...this.sessions].map((s) => s.destinationId))];
+    if (destinations.length === 0) return;
+    this.readForwards(forwardIds, destinations)
+      .then((forwards) => {
+        const now = Date.now();
+        for (const [id, at] of this.sent) if (now - at > SENT_MEMORY_MS) this.sent.delete(id);
+        for (const { destinationId, forward } of forwards) {
+          if (this.sent.has(forward.id)) continue;
+          this.sent.set(forward.id, now);
+          for (const s of this.sessions) if (s.destinationId === destinationId) s.channel.push(forward);
+        }
+      })
+      .catch((err: unknown) => this.container.log.warn({ err }, 'could not read CLI forwards'));
+  }
+
+  private async readForwards(ids: string[] | null, destinations: string[]): Promise<Array<{ destinationId: string; forward: CliForwardView }>> {
+    const { rows } = await this.knex.raw(
+      `select f.id, f.destination_id, f.event_id, f.delivery_id, f.attempt_number, f.headers, f.body, f.delay_ms,
+              e.event_type, e.created_at as received_at, ep.slug as source_slug
+         from cli_forwards f
+         join events e on e.id = f.event_id
+         join deliveries d on d.id = f.delivery_id
+         join webhook_endpoints ep on ep.id = d.endpoint_id
+        where f.result is null and f.destination_id = any(?::uuid[]) and (?::uuid[] is null or f.id = any(?::uuid[]))
+        order by f.id`,
+      [`{${destinations.join(',')}}`, ids && `{${ids.join(',')}}`, ids && `{${ids.join(',')}}`],
+    );
+    return rows.map((r: Record<string, unknown>) => ({
+      destinationId: r.destination_id as string,
+      forward: {
+        id: r.id as string,
+        eventId: r.event_id as string,
+        deliveryId: r.delivery_id as string,
+        attemptNumber: r.attempt_number as number,
+        eventType: r.event_type as string,
+        sourceSlug: r.source_slug as string,
+        receivedAt: new Date(r.received_at as string).toISOString(),
+        method: 'POST',
+        headers: r.headers as Record<string, string>,
+        body: r.body as string,
+        delayMs: r.delay_ms as number,
+      },
+    }));
+  }
+}
