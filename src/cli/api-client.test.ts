@@ -6,6 +6,13 @@ import { CliError, EXIT } from './cli-errors';
 import { ConfigStore } from './config-store';
 
 const API = 'http://api.test';
+const failure = (promise: Promise<unknown>): Promise<CliError> =>
+  promise.then(
+    () => {
+      throw new Error('expected a failure');
+    },
+    (err: CliError) => err,
+  );
 type Call = { query: string; variables: Record<string, unknown>; authorization?: string };
 
 /** A fake API: answers `refreshToken` with new tokens (or refuses), and everything else by `answer`. */
@@ -80,7 +87,7 @@ describe('the API client', () => {
   it('says "refresh failed (session expired, login again)" when the refresh is refused', async () => {
     login(1_000);
     const api = fakeApi({ refuseRefresh: true, answer: ok });
-    const err = await new ApiClient(API, store, api.impl).request('{ me { email } }').catch((e: CliError) => e);
+    const err = await failure(new ApiClient(API, store, api.impl).request('{ me { email } }'));
     expect(err).toBeInstanceOf(CliError);
     expect(err.message).toMatch(/^refresh failed \(session expired, login again\)/);
     expect(err.exitCode).toBe(EXIT.notLoggedIn);
@@ -95,7 +102,7 @@ describe('the API client', () => {
     const down = (async () => {
       throw Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } });
     }) as unknown as typeof fetch;
-    const err = await new ApiClient(API, store, down).request('{ me { email } }').catch((e: CliError) => e);
+    const err = await failure(new ApiClient(API, store, down).request('{ me { email } }'));
     expect(err.message).toBe('API unreachable at http://api.test/graphql (ECONNREFUSED): is the service running? (--api-url or RELAY_API_URL to use another)');
     expect(err.exitCode).toBe(EXIT.unreachable);
   });
