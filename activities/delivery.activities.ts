@@ -10,6 +10,7 @@ import { decideAttempt, normalizeRetryPolicy } from '../src/deliveries/retry-sch
 import { withSpan } from '../src/telemetry/tracing';
 import { deliveryAttempts, deliveryFirstAttemptSeconds, deliveryRetriesScheduled, deliverySendSeconds } from '../src/metrics/metrics';
 import { PlatformCooldowns } from '../src/sending/platform-cooldowns';
+import { CliForwarder } from '../src/cli-sessions/cli-forwarder';
 import type { ActivityDeps } from './deps';
 
 export type { AttemptOutcome } from '../src/deliveries/attempt-store';
@@ -17,6 +18,7 @@ export type { AttemptOutcome } from '../src/deliveries/attempt-store';
 export function createDeliveryActivities(deps: ActivityDeps) {
   const knex = () => deps.orm.em.getConnection().getKnex();
   const cooldowns = new PlatformCooldowns(deps.orm);
+  const cliForwarder = new CliForwarder(deps);
 
   return {
     /**
@@ -34,7 +36,7 @@ export function createDeliveryActivities(deps: ActivityDeps) {
       if (ctx.status === 'success' || ctx.status === 'failed') return { kind: ctx.status };
 
       const result = await withSpan('relay.send', { 'relay.delivery_id': deliveryId, 'relay.destination_type': ctx.destination.type }, () =>
-        sendAttempt(ctx, { ...deps, cooldowns, knex: knex() }),
+        sendAttempt(ctx, { ...deps, cooldowns, cliForwarder, knex: knex() }),
       );
       const decision = decideAttempt(result, attemptNumber, normalizeRetryPolicy(ctx.destination.retryPolicy));
       const labels = { destination_type: ctx.destination.type };

@@ -17,6 +17,11 @@ export interface DeliveryWorkflowInput {
   deliveryId: string;
   /** One attempt's send time limit (RELAY_DELIVERY_TIMEOUT_MS); the activity gets a margin on top. */
   attemptTimeoutMs: number;
+  /**
+   * The longest an attempt may wait on top of attemptTimeoutMs: a `cli` destination's
+   * session delay (the CLI waits that long before its local POST). Absent in workflows started before it existed.
+   */
+  maxExtraWaitMs?: number;
 }
 
 /** Ends a queued or retrying delivery (RULINGS.md §10); the cancel service sends it. */
@@ -39,7 +44,7 @@ function setStatus(status: DeliveryStatus): void {
  */
 export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<DeliveryStatus | 'gone'> {
   const { attemptDelivery, cancelDelivery } = proxyLocalActivities<RelayActivities>({
-    startToCloseTimeout: input.attemptTimeoutMs + 15_000,
+    startToCloseTimeout: input.attemptTimeoutMs + (input.maxExtraWaitMs ?? 0) + 15_000,
     // Only infrastructure errors (database down, worker lost) reach here: the activity is idempotent per attempt.
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
   });

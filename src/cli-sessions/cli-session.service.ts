@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ForbiddenError, NotFoundError, ValidationError } from '../common/errors';
+import { NotFoundError, UnauthenticatedError, ValidationError } from '../common/errors';
 import { isUuid } from '../common/ids';
 import { NOTIFY } from '../common/notify-channels';
 import type { ProjectContext } from '../common/request-context';
@@ -18,7 +18,7 @@ import { User } from '../users/user.entity';
 import { CLI_MAX_DELAY_MS } from './cli-limits';
 
 /**
- * `relay listen` sessions (SPEC "CLI tunnel", /work docs/cli.md): a session is
+ * `relay listen` sessions (SPEC "CLI tunnel", docs/cli.md): a session is
  * a `cli` destination named `cli:<email>@<machine>:<slugs or *>`, created or
  * reused by name, linked to the chosen sources through the links service.
  * Its options live in `destinations.cli_session`; the transform and template
@@ -27,7 +27,8 @@ import { CLI_MAX_DELAY_MS } from './cli-limits';
 
 /** What `destinations.cli_session` holds for a `cli` destination. */
 export interface CliSessionSettings {
-  email: string;
+  /** The user's email (or `api-key:<id>`), as in the name. */
+  owner: string;
   machine: string;
   /** Null: every active endpoint of the project at the time the session started. */
   sourceSlugs: string[] | null;
@@ -78,14 +79,16 @@ export const cliForwardResultInput = z.object({
 });
 export type CliForwardResultInput = z.infer<typeof cliForwardResultInput>;
 
-export function destinationName(email: string, machine: string, slugs: string[] | null): string {
-  return `cli:${email}@${machine}:${slugs && slugs.length > 0 ? slugs.join(',') : '*'}`;
+export function destinationName(owner: string, machine: string, slugs: string[] | null): string {
+  return `cli:${owner}@${machine}:${slugs && slugs.length > 0 ? slugs.join(',') : '*'}`;
 }
 
-async function callerEmail(ctx: ProjectContext): Promise<string> {
-  if (ctx.principal?.kind !== 'user') throw new ForbiddenError('relay listen needs a user session; API keys cannot start one.', undefined, 'user_session_required');
-  const user = await ctx.em.findOneOrFail(User, { id: ctx.principal.userId });
-  return user.email;
+/** Who the session belongs to in its name: the user's email (a project API key, which acts as a developer, is `api-key:<id>`). */
+async function callerLabel(ctx: ProjectContext): Promise<string> {
+  const principal = ctx.principal;
+  if (principal?.kind === 'api_key') return `api-key:${principal.apiKeyId}`;
+  if (!principal) throw new UnauthenticatedError();
+  return (await ctx.em.findOneOrFail(User, { id: principal.userId })).email;
 }
 
 /** The chosen sources: the named slugs (each must exist), or every active endpoint. */
@@ -135,18 +138,18 @@ function toView(ctx: ProjectContext, destination: Destination, sources: WebhookE
 }
 
 export async function startCliSession(ctx: ProjectContext, input: StartCliSessionInput): Promise<CliSessionView> {
-  const email = await callerEmail(ctx);
+  const owner = await callerLabel(ctx);
   const slugs = input.sourceSlugs && input.sourceSlugs.length > 0 ? [...new Set(input.sourceSlugs)].sort() : null;
   const sources = await resolveSources(ctx, slugs);
   const settings: CliSessionSettings = {
-    email,
+    owner,
     machine: input.machine,
     sourceSlugs: slugs,
     transformName: input.transformName ?? null,
     templateName: input.templateName ?? null,
     delayMs: input.delayMs ?? 0,
   };
-  const wantedName = destinationName(email, input.machine, slugs);
+  const wantedName = destinationName(owner, input.machine, slugs);
   let destination = await ctx.em.findOne(Destination, { project: ctx.project.id, type: 'cli', name: wantedName }, { orderBy: { id: 'asc' } });
   destination ??= ctx.em.create(Destination, {
     project: ctx.project,
@@ -170,10 +173,10 @@ async function findCliDestination(ctx: ProjectContext, destinationId: string): P
 export async function updateCliSession(ctx: ProjectContext, destinationId: string, input: UpdateCliSessionInput): Promise<CliSessionView> {
   const destination = await findCliDestination(ctx, destinationId);
   const current = (destination.cliSession ?? {}) as Partial<CliSessionSettings>;
-  const email = current.email ?? (await callerEmail(ctx));
+  const owner = current.owner ?? (await callerLabel(ctx));
   const slugs = input.sourceSlugs === undefined ? (current.sourceSlugs ?? null) : input.sourceSlugs && input.sourceSlugs.length > 0 ? [...new Set(input.sourceSlugs)].sort() : null;
   const settings: CliSessionSettings = {
-    email,
+    owner,
     machine: current.machine ?? 'unknown',
     sourceSlugs: slugs,
     transformName: input.transformName === undefined ? (current.transformName ?? null) : input.transformName,
@@ -182,7 +185,7 @@ export async function updateCliSession(ctx: ProjectContext, destinationId: strin
   };
   const sources = await resolveSources(ctx, slugs);
   // The name follows the sources, so that the next `listen` with the same arguments finds this destination again.
-  destination.name = destinationName(email, settings.machine, slugs);
+  destination.name = destinationName(owner, settings.machine, slugs);
   destination.cliSession = { ...settings };
   await ctx.em.flush();
   await syncLinks(ctx, destination, sources, settings);

@@ -29,6 +29,9 @@ interface Session {
 /** Forwards already pushed are remembered this long, so that a rescan after a reconnection does not push them twice. */
 const SENT_MEMORY_MS = 10 * 60_000;
 
+/** Presence rows this stale belong to a process that is gone: removed by any live one. */
+const STALE_ROW_TTL_MS = 60_000;
+
 const tunnels = new WeakMap<AppContainer, CliTunnel>();
 
 /**
@@ -124,8 +127,13 @@ export class CliTunnel {
     this.heartbeat = setInterval(() => {
       const rows = [...this.sessions].map((s) => s.rowId);
       if (rows.length === 0) return;
+      // Rows of API processes that died without unsubscribing are swept here too.
       this.knex
-        .raw('update cli_sessions set heartbeat_at = now() where id = any(?::uuid[])', [`{${rows.join(',')}}`])
+        .raw(
+          `with beat as (update cli_sessions set heartbeat_at = now() where id = any(?::uuid[]))
+           delete from cli_sessions where heartbeat_at < now() - make_interval(secs => ?)`,
+          [`{${rows.join(',')}}`, STALE_ROW_TTL_MS / 1000],
+        )
         .catch((err: unknown) => this.container.log.warn({ err }, 'CLI presence heartbeat failed'));
     }, CLI_HEARTBEAT_MS);
     this.heartbeat.unref();

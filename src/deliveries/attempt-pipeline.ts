@@ -1,5 +1,6 @@
 import type { Knex } from '@mikro-orm/postgresql';
 import type { SecretBox } from '../common/secret-box';
+import type { CliForwarder } from '../cli-sessions/cli-forwarder';
 import type { Config } from '../config/config';
 import { destinationSigningSecrets } from '../destinations/destination-secret.service';
 import { TemplateRenderError } from '../formatting/errors';
@@ -18,6 +19,8 @@ export interface PipelineDeps {
   secrets: SecretBox;
   cooldowns: PlatformCooldowns;
   knex: Knex;
+  /** `cli` destinations: the hand-off to the `listen` tunnel (src/cli-sessions/cli-forwarder.ts). */
+  cliForwarder: Pick<CliForwarder, 'forward'>;
 }
 
 /** RULINGS.md §27: development and test allow private addresses; production only when told to. */
@@ -42,14 +45,16 @@ async function loadRoute(knex: Knex, ctx: AttemptContext): Promise<{ templateCon
  * One attempt's work before recording: pick the route (RULINGS.md §8),
  * transform, render (chat types) and send. Never throws for a delivery
  * problem: a failure is a SendResult, `permanent` when retrying cannot help
- * (a transform or template error, RULINGS.md §9; missing configuration).
+ * (a transform or template error, RULINGS.md §9; missing configuration; no CLI connected).
  */
 export async function sendAttempt(ctx: AttemptContext, deps: PipelineDeps): Promise<SendResult> {
   const { destination } = ctx;
   const timeoutMs = deps.config.RELAY_DELIVERY_TIMEOUT_MS;
   let formatted: FormattedDelivery;
+  let transformed = false;
   try {
     const route = await loadRoute(deps.knex, ctx);
+    transformed = route.transformExpression !== null;
     formatted = await formatDelivery({
       destinationType: destination.type,
       ...route,
@@ -93,7 +98,11 @@ export async function sendAttempt(ctx: AttemptContext, deps: PipelineDeps): Prom
       deps,
     );
   }
-  return notSent(formatted.body, `destinations of type ${destination.type} are delivered through the CLI tunnel, not by the worker`, {
-    permanent: true,
+  // `cli`: the local server behind `relay listen` answers through the tunnel.
+  return deps.cliForwarder.forward({
+    ctx,
+    transformed: transformed ? { payload: formatted.body } : null,
+    signing: destinationSigningSecrets(destination, deps.secrets),
+    timeoutMs,
   });
 }

@@ -22,6 +22,8 @@ export type AttemptOutcome =
 
 export interface AttemptContext {
   deliveryId: string;
+  /** The attempt this context was loaded for. */
+  attemptNumber: number;
   status: DeliveryStatus;
   eventId: string;
   endpointId: string;
@@ -79,6 +81,7 @@ export async function loadAttemptContext(knex: Knex, deliveryId: string, attempt
   if (!r) return null;
   return {
     deliveryId: r.id,
+    attemptNumber,
     status: r.status,
     eventId: r.event_id,
     endpointId: r.endpoint_id,

@@ -29,10 +29,31 @@ export async function sendWebhook(args: WebhookSendArgs): Promise<SendResult> {
   if (urlError) return notSent(args.payload, urlError, { permanent: true });
 
   const body = JSON.stringify(args.payload ?? null);
-  const prefix = `X-${args.headerPrefix}`;
   const { url, authorization } = splitCredentials(args.url);
+  const headers: Record<string, string> = { ...(authorization ? { authorization } : {}), ...deliveryHeaders(args, body) };
+
+  const payloadSent = args.payload ?? null;
+  const outcome = await postJson(url, body, { timeoutMs: args.timeoutMs, allowPrivateNetworks: args.allowPrivateNetworks, headers });
+  if ('error' in outcome) return failureToResult(outcome, payloadSent);
+  const result = answerToResult(outcome, payloadSent);
+  if (outcome.statusCode === 429) {
+    const retryAfterMs = webhookRetryAfterMs(outcome.headers, (args.now ?? Date.now)());
+    if (retryAfterMs !== undefined) result.retryAfterMs = retryAfterMs;
+  }
+  return result;
+}
+
+/**
+ * The `X-{prefix}-*` headers of a delivery: event, endpoint and delivery ids
+ * and, with a signing secret, the timestamp and signature(s) over `body`.
+ * The CLI tunnel's forwards carry the same (src/cli-sessions/cli-forwarder.ts).
+ */
+export function deliveryHeaders(
+  args: Pick<WebhookSendArgs, 'headerPrefix' | 'eventId' | 'endpointId' | 'deliveryId' | 'signing' | 'now'>,
+  body: string,
+): Record<string, string> {
+  const prefix = `X-${args.headerPrefix}`;
   const headers: Record<string, string> = {
-    ...(authorization ? { authorization } : {}),
     [`${prefix}-Event-ID`]: args.eventId,
     [`${prefix}-Endpoint-ID`]: args.endpointId,
   };
@@ -45,16 +66,7 @@ export async function sendWebhook(args: WebhookSendArgs): Promise<SendResult> {
       headers[`${prefix}-Signature-Previous`] = signOutbound(args.signing.previousSecret, timestamp, body);
     }
   }
-
-  const payloadSent = args.payload ?? null;
-  const outcome = await postJson(url, body, { timeoutMs: args.timeoutMs, allowPrivateNetworks: args.allowPrivateNetworks, headers });
-  if ('error' in outcome) return failureToResult(outcome, payloadSent);
-  const result = answerToResult(outcome, payloadSent);
-  if (outcome.statusCode === 429) {
-    const retryAfterMs = webhookRetryAfterMs(outcome.headers, (args.now ?? Date.now)());
-    if (retryAfterMs !== undefined) result.retryAfterMs = retryAfterMs;
-  }
-  return result;
+  return headers;
 }
 
 /** `https://user:pass@host/…` sends HTTP Basic credentials (the URL itself never carries them on the wire). */

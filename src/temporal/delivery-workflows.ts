@@ -1,6 +1,7 @@
 import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
 import { cancelDeliverySignal, type deliveryWorkflow } from '../../workflows/delivery.workflow';
+import { CLI_MAX_DELAY_MS } from '../cli-sessions/cli-limits';
 import { SEARCH_ATTRIBUTES } from './search-attributes';
 
 /** What a delivery workflow is started with: its id and the fields a user searches by in the Temporal UI. */
@@ -54,7 +55,8 @@ export async function startDeliveryWorkflow(
     await client.workflow.start<typeof deliveryWorkflow>('deliveryWorkflow', {
       taskQueue: opts.taskQueue,
       workflowId: deliveryWorkflowId(d.deliveryId),
-      args: [{ deliveryId: d.deliveryId, attemptTimeoutMs: opts.attemptTimeoutMs }],
+      // Any destination may be (or become) a `cli` one whose session delays the answer by up to CLI_MAX_DELAY_MS.
+      args: [{ deliveryId: d.deliveryId, attemptTimeoutMs: opts.attemptTimeoutMs, maxExtraWaitMs: CLI_MAX_DELAY_MS }],
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
       requestEagerStart: opts.eager,

@@ -1,0 +1,72 @@
+import type { AppContainer } from '../../src/app/container';
+import { gql } from '../support/api';
+import { eventually, liveClient, type LiveSubscription, subscribe } from '../support/live-client';
+
+/**
+ * What `relay listen` does over the wire, for tests: start a session
+ * (GraphQL over HTTP), hold the `cliForwards` subscription (graphql-ws), and
+ * answer each forward with `reportCliForward`.
+ */
+export const START_SESSION = `mutation($input: StartCliSessionInput!) {
+  startCliSession(input: $input) { destination { id name type } sources { slug } transformName templateName delayMs }
+}`;
+
+export const REPORT = 'mutation($input: CliForwardResultInput!) { reportCliForward(input: $input) }';
+
+const FORWARDS = `subscription($d: ID!) {
+  cliForwards(destinationId: $d) { id eventId deliveryId attemptNumber eventType sourceSlug receivedAt method headers body delayMs }
+}`;
+
+export interface Forward {
+  id: string;
+  eventId: string;
+  deliveryId: string;
+  attemptNumber: number;
+  eventType: string;
+  sourceSlug: string;
+  receivedAt: string;
+  method: string;
+  headers: Record<string, string>;
+  body: string;
+  delayMs: number;
+}
+
+export async function startSession(baseUrl: string, token: string, input: Record<string, unknown>): Promise<{ destinationId: string; name: string }> {
+  const res = await gql(baseUrl, START_SESSION, { input }, { token });
+  if (res.errors) throw new Error(`startCliSession: ${JSON.stringify(res.errors)}`);
+  return { destinationId: res.data.startCliSession.destination.id, name: res.data.startCliSession.destination.name };
+}
+
+export async function report(baseUrl: string, token: string, input: Record<string, unknown>): Promise<boolean> {
+  const res = await gql(baseUrl, REPORT, { input }, { token });
+  if (res.errors) throw new Error(`reportCliForward: ${JSON.stringify(res.errors)}`);
+  return res.data.reportCliForward;
+}
+
+export async function presenceRows(container: AppContainer, destinationId: string): Promise<number> {
+  const { rows } = await container.orm.em.getConnection().getKnex().raw('select count(*)::int as n from cli_sessions where destination_id = ?', [destinationId]);
+  return rows[0].n;
+}
+
+export interface Listener {
+  next(timeoutMs?: number): Promise<Forward>;
+  close(): Promise<void>;
+}
+
+/** Subscribes and resolves once this subscription's presence row exists (from then on the CLI counts as connected). */
+export async function listen(baseUrl: string, token: string, container: AppContainer, destinationId: string): Promise<Listener> {
+  const before = await presenceRows(container, destinationId);
+  const { client } = liveClient(baseUrl, token);
+  const sub: LiveSubscription<{ cliForwards: Forward }> = subscribe(client, FORWARDS, { d: destinationId });
+  await eventually(async () => (await presenceRows(container, destinationId)) > before, 10_000);
+  return {
+    next: async (timeoutMs = 20_000) => {
+      const got = await sub.next(timeoutMs);
+      if (got.errors) throw new Error(`cliForwards: ${JSON.stringify(got.errors)}`);
+      return got.data!.cliForwards;
+    },
+    close: async () => {
+      await client.dispose();
+    },
+  };
+}

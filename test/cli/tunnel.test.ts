@@ -1,0 +1,216 @@
+import { type ApiServer, startApiServer } from '../../src/http/server';
+import { NO_CLI_CONNECTED } from '../../src/cli-sessions/cli-forwarder';
+import { Transform } from '../../src/transforms/transform.entity';
+import { attemptsOf, createScene, type DeliveryStack, type Scene, sql, startDeliveryStack, waitForDeliveries, waitForStatus } from '../delivery/harness';
+import { gql, tokenFor } from '../support/api';
+import { createEndpoint, createWorkspace } from '../support/factories';
+import { hubSignature, postHook } from '../support/ingress-helpers';
+import { eventually } from '../support/live-client';
+import { type Listener, listen, presenceRows, report, startSession } from './tunnel-client';
+
+/**
+ * The server side of `relay listen` in one process (API + worker + outbox
+ * dispatcher on one container), driven as the CLI drives it: GraphQL over
+ * HTTP for the mutations, a raw graphql-ws client for `cliForwards`.
+ */
+describe('the listen tunnel', () => {
+  let stack: DeliveryStack;
+  let server: ApiServer;
+  let scene: Scene;
+  let token: string;
+  let listener: Listener | null = null;
+
+  const container = () => stack.t.container;
+
+  beforeAll(async () => {
+    stack = await startDeliveryStack({ env: { RELAY_DELIVERY_TIMEOUT_MS: '2000' } });
+    server = await startApiServer(container(), 0, '127.0.0.1');
+  });
+  afterAll(async () => {
+    await server?.close();
+    await stack?.close();
+  });
+  beforeEach(async () => {
+    scene = await createScene(container());
+    token = await tokenFor(container(), scene.user.id);
+  });
+  afterEach(async () => {
+    await listener?.close();
+    listener = null;
+  });
+
+  /** Ingests `body` (exact text) through the real ingress and returns the event id. */
+  async function ingest(body: string, headers: Record<string, string> = {}): Promise<string> {
+    const res = await postHook(server.url, scene.endpoint.slug, body, { ...hubSignature(scene.signingSecret, body), ...headers });
+    expect(res.status).toBe(202);
+    return res.body.event_id!;
+  }
+
+  it('forwards an event to the connected CLI and records its answer as the attempt', async () => {
+    const { destinationId, name } = await startSession(server.url, token, { machine: 'laptop', sourceSlugs: [scene.endpoint.slug] });
+    expect(name).toBe(`cli:${scene.user.email}@laptop:${scene.endpoint.slug}`);
+    listener = await listen(server.url, token, container(), destinationId);
+
+    // Odd spacing on purpose: the CLI gets the event's own bytes, not a re-serialization.
+    const body = '{ "order":  42, "note": "héllo" }';
+    const eventId = await ingest(body, { 'X-Custom': 'kept' });
+    const forward = await listener.next();
+    const prefix = `x-${scene.project.headerPrefix}`.toLowerCase();
+    const headerNames = Object.keys(forward.headers).map((h) => h.toLowerCase());
+    expect(forward).toMatchObject({ eventId, attemptNumber: 1, sourceSlug: scene.endpoint.slug, method: 'POST', body, delayMs: 0 });
+    expect(forward.headers['x-custom']).toBe('kept');
+    expect(headerNames).toEqual(expect.arrayContaining([`${prefix}-event-id`, `${prefix}-endpoint-id`, `${prefix}-delivery-id`]));
+    expect(headerNames).not.toContain('host');
+    expect(headerNames).not.toContain('content-length');
+    expect(headerNames).not.toContain('connection');
+
+    const answered = await report(server.url, token, {
+      forwardId: forward.id,
+      statusCode: 201,
+      responseHeaders: { 'content-type': 'text/plain', 'x-local': 'yes' },
+      responseBody: 'created locally',
+      latencyMs: 37,
+    });
+    expect(answered).toBe(true);
+    const delivery = await waitForStatus(container(), forward.deliveryId, ['success', 'failed']);
+    expect(delivery.status).toBe('success');
+    const [attempt] = await attemptsOf(container(), forward.deliveryId);
+    expect(attempt).toMatchObject({ status: 'success', status_code: 201, response_body: 'created locally', latency_ms: 37, error: null });
+    const [stored] = await sql<{ response_headers: Record<string, string> }>(container(), 'select response_headers from delivery_attempts where delivery_id = ?', [forward.deliveryId]);
+    expect(stored.response_headers).toEqual({ 'content-type': 'text/plain', 'x-local': 'yes' });
+    // A second answer to the same forward is no longer awaited.
+    expect(await report(server.url, token, { forwardId: forward.id, statusCode: 200, latencyMs: 1 })).toBe(false);
+  });
+
+  it('fails the attempt permanently when no CLI is connected, and forwards nothing', async () => {
+    const { destinationId } = await startSession(server.url, token, { machine: 'offline-box' });
+    const eventId = await ingest('{"n":1}');
+    const [delivery] = await waitForDeliveries(container(), eventId, 1);
+    expect(delivery.destination_id).toBe(destinationId);
+    const done = await waitForStatus(container(), delivery.id, ['success', 'failed']);
+    expect(done.status).toBe('failed');
+    const attempts = await attemptsOf(container(), delivery.id);
+    expect(attempts).toHaveLength(1);
+    expect(attempts[0]).toMatchObject({ status: 'failed', error: NO_CLI_CONNECTED });
+    expect(await sql(container(), 'select id from cli_forwards where destination_id = ?', [destinationId])).toEqual([]);
+  });
+
+  it('retries after a local 500 while the CLI stays connected', async () => {
+    const { destinationId } = await startSession(server.url, token, { machine: 'flaky' });
+    listener = await listen(server.url, token, container(), destinationId);
+    await ingest('{"retry":true}');
+    const first = await listener.next();
+    expect(await report(server.url, token, { forwardId: first.id, statusCode: 500, responseBody: 'boom', latencyMs: 5 })).toBe(true);
+    await eventually(async () => (await attemptsOf(container(), first.deliveryId)).length === 1);
+    expect((await attemptsOf(container(), first.deliveryId))[0]).toMatchObject({ status: 'retrying', status_code: 500, response_body: 'boom' });
+
+    const second = await listener.next();
+    expect(second).toMatchObject({ deliveryId: first.deliveryId, attemptNumber: 2, body: first.body });
+    expect(await report(server.url, token, { forwardId: second.id, statusCode: 200, latencyMs: 3 })).toBe(true);
+    expect((await waitForStatus(container(), first.deliveryId, ['success', 'failed'])).status).toBe('success');
+  });
+
+  it('records a connection error, a pause and a missing answer as the contract says', async () => {
+    const { destinationId } = await startSession(server.url, token, { machine: 'edge-cases' });
+    listener = await listen(server.url, token, container(), destinationId);
+
+    await ingest('{"case":"refused"}');
+    const refused = await listener.next();
+    await report(server.url, token, { forwardId: refused.id, statusCode: null, error: 'connect ECONNREFUSED 127.0.0.1:4000', latencyMs: 2 });
+    await eventually(async () => (await attemptsOf(container(), refused.deliveryId)).length === 1);
+    expect((await attemptsOf(container(), refused.deliveryId))[0]).toMatchObject({ status: 'retrying', status_code: null, error: 'connect ECONNREFUSED 127.0.0.1:4000' });
+    await gql(server.url, 'mutation($id: ID!) { cancelDelivery(id: $id) { id } }', { id: refused.deliveryId }, { token });
+
+    await ingest('{"case":"paused"}');
+    const paused = await listener.next();
+    await report(server.url, token, { forwardId: paused.id, skipped: true, latencyMs: 0 });
+    expect((await waitForStatus(container(), paused.deliveryId, ['success', 'failed'])).status).toBe('failed');
+    expect((await attemptsOf(container(), paused.deliveryId))[0].error).toBe('paused in the CLI: not forwarded');
+
+    await ingest('{"case":"silent"}');
+    const silent = await listener.next();
+    // RELAY_DELIVERY_TIMEOUT_MS is 2000 here and the session has no delay.
+    await eventually(async () => (await attemptsOf(container(), silent.deliveryId)).length === 1, 15_000);
+    expect((await attemptsOf(container(), silent.deliveryId))[0]).toMatchObject({ status: 'retrying', error: 'the CLI did not answer within 2000 ms' });
+    expect(await report(server.url, token, { forwardId: silent.id, statusCode: 200, latencyMs: 1 })).toBe(false);
+    await gql(server.url, 'mutation($id: ID!) { cancelDelivery(id: $id) { id } }', { id: silent.deliveryId }, { token });
+  });
+
+  it('forwards the transformed JSON, with the session delay, and replays one event to this destination only', async () => {
+    const em = container().orm.em.fork();
+    em.create(Transform, { project: scene.project, name: 'only-order', expression: '{ "order": order }' });
+    await em.flush();
+    const other = await scene.destination(`${stack.receiver.url}/other`);
+    const { destinationId } = await startSession(server.url, token, { machine: 'transformer', transformName: 'only-order', delayMs: 250 });
+    listener = await listen(server.url, token, container(), destinationId);
+
+    const eventId = await ingest('{"order": 7, "secret": "drop me"}');
+    const forward = await listener.next();
+    expect(JSON.parse(forward.body)).toEqual({ order: 7 });
+    expect(forward.delayMs).toBe(250);
+    expect(forward.headers['content-type']).toBe('application/json');
+    await report(server.url, token, { forwardId: forward.id, statusCode: 200, latencyMs: 260 });
+    await waitForStatus(container(), forward.deliveryId, ['success']);
+
+    const res = await gql(server.url, 'mutation($d: ID!, $e: ID!) { replayCliEvent(destinationId: $d, eventId: $e) { id destinationId replayOfId } }', { d: destinationId, e: eventId }, { token });
+    expect(res.errors).toBeUndefined();
+    expect(res.data.replayCliEvent).toMatchObject({ destinationId, replayOfId: forward.deliveryId });
+    const replayed = await listener.next();
+    expect(replayed).toMatchObject({ eventId, deliveryId: res.data.replayCliEvent.id, attemptNumber: 1 });
+    await report(server.url, token, { forwardId: replayed.id, statusCode: 200, latencyMs: 1 });
+    const deliveries = await waitForDeliveries(container(), eventId, 3);
+    expect(deliveries.filter((d) => d.destination_id === other.id)).toHaveLength(1);
+  });
+
+  it('keeps presence while subscribed and removes it on unsubscribe', async () => {
+    const { destinationId } = await startSession(server.url, token, { machine: 'presence' });
+    listener = await listen(server.url, token, container(), destinationId);
+    expect(await presenceRows(container(), destinationId)).toBe(1);
+    await listener.close();
+    listener = null;
+    await eventually(async () => (await presenceRows(container(), destinationId)) === 0);
+  });
+
+  it('reuses the destination by name, and refuses unknown sources, a project without sources and non-cli destinations', async () => {
+    const first = await startSession(server.url, token, { machine: 'same' });
+    const again = await startSession(server.url, token, { machine: 'same' });
+    expect(again.destinationId).toBe(first.destinationId);
+    expect(first.name).toBe(`cli:${scene.user.email}@same:*`);
+
+    const unknown = await gql(server.url, 'mutation { startCliSession(input: { machine: "m", sourceSlugs: ["nope"] }) { delayMs } }', {}, { token });
+    expect(unknown.errors?.[0].extensions?.code).toBe('not_found');
+
+    const em = container().orm.em.fork();
+    const empty = await createWorkspace(em);
+    const emptyToken = await tokenFor(container(), empty.user.id);
+    const none = await gql(server.url, 'mutation { startCliSession(input: { machine: "m" }) { delayMs } }', {}, { token: emptyToken });
+    expect(none.errors?.[0].extensions?.code).toBe('no_sources');
+
+    const badDelay = await gql(server.url, 'mutation { startCliSession(input: { machine: "m", delayMs: 10001 }) { delayMs } }', {}, { token });
+    expect(badDelay.errors?.[0].extensions?.code).toBe('invalid_input');
+
+    const webhook = await scene.destination(`${stack.receiver.url}/w`);
+    const notCli = await gql(server.url, 'mutation($d: ID!) { updateCliSession(destinationId: $d, input: { delayMs: 1 }) { delayMs } }', { d: webhook.id }, { token });
+    expect(notCli.errors?.[0].extensions?.code).toBe('not_found');
+  });
+
+  it('updateCliSession changes sources, transform and delay on the same destination', async () => {
+    const second = await createEndpoint(container(), container().orm.em.fork(), scene.project, { slug: `second-${Date.now()}` });
+    const { destinationId } = await startSession(server.url, token, { machine: 'upd', sourceSlugs: [scene.endpoint.slug], delayMs: 100 });
+    const res = await gql(
+      server.url,
+      'mutation($d: ID!, $i: UpdateCliSessionInput!) { updateCliSession(destinationId: $d, input: $i) { destination { id name } sources { slug } delayMs transformName } }',
+      { d: destinationId, i: { sourceSlugs: [second.endpoint.slug] } },
+      { token },
+    );
+    expect(res.errors).toBeUndefined();
+    expect(res.data.updateCliSession).toMatchObject({
+      destination: { id: destinationId, name: `cli:${scene.user.email}@upd:${second.endpoint.slug}` },
+      sources: [{ slug: second.endpoint.slug }],
+      delayMs: 100,
+      transformName: null,
+    });
+    const links = await sql<{ endpoint_id: string }>(container(), 'select endpoint_id from endpoint_destinations where destination_id = ?', [destinationId]);
+    expect(links.map((l) => l.endpoint_id)).toEqual([second.endpoint.id]);
+  });
+});
