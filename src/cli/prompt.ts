@@ -1,11 +1,26 @@
 import readline from 'node:readline';
 import { Writable } from 'node:stream';
 
+/** Piped answers (`printf 'me@x\npw\n' | relay login`): one reader for all questions, so no buffered line is lost between them. */
+let piped: { rl: readline.Interface; lines: AsyncIterator<string> } | undefined;
+
 /**
- * Asks one question on the terminal (or reads one line from piped stdin).
- * `hidden` echoes nothing, for passwords.
+ * Asks one question on the terminal (or reads the next line of piped
+ * stdin). `hidden` echoes nothing, for passwords. Questions go to stderr so
+ * that stdout stays the command's answer.
  */
 export async function ask(question: string, opts: { hidden?: boolean } = {}): Promise<string> {
+  if (!process.stdin.isTTY) {
+    if (!piped) {
+      const rl = readline.createInterface({ input: process.stdin, terminal: false });
+      piped = { rl, lines: rl[Symbol.asyncIterator]() };
+    }
+    process.stderr.write(question);
+    const next = await piped.lines.next();
+    process.stderr.write('\n');
+    if (next.done) throw new Error(`no answer to "${question.trim()}": stdin ended`);
+    return next.value.trim();
+  }
   let muted = false;
   const output = new Writable({
     write(chunk, _encoding, done) {
@@ -13,12 +28,9 @@ export async function ask(question: string, opts: { hidden?: boolean } = {}): Pr
       done();
     },
   });
-  const rl = readline.createInterface({ input: process.stdin, output, terminal: process.stdin.isTTY === true });
+  const rl = readline.createInterface({ input: process.stdin, output, terminal: true });
   try {
-    const answer = new Promise<string>((resolve, reject) => {
-      rl.question(question, resolve);
-      rl.once('close', () => reject(new Error('no answer: stdin closed')));
-    });
+    const answer = new Promise<string>((resolve) => rl.question(question, resolve));
     muted = opts.hidden === true;
     return (await answer).trim();
   } finally {
