@@ -87,6 +87,12 @@ export class ApiClient {
     return this.refreshing;
   }
 
+  /** When the stored access token expires (ms since the epoch), if known. */
+  accessTokenExpiresAt(): number | undefined {
+    const at = this.store?.read()?.access_token_expires_at;
+    return at ? Date.parse(at) : undefined;
+  }
+
   private session(): StoredConfig {
     const config = this.store?.read();
     if (!config?.access_token || !config.refresh_token) throw notLoggedIn();

@@ -1,5 +1,5 @@
 import type { Client } from 'graphql-ws';
-import type { ApiClient } from './api-client';
+import { type ApiClient, REFRESH_MARGIN_MS } from './api-client';
 import { CliError } from './cli-errors';
 import type { CliForward } from './local-forwarder';
 
@@ -21,18 +21,28 @@ export interface TunnelHandlers {
 const isCloseEvent = (value: unknown): value is { code: number; reason: string } =>
   typeof value === 'object' && value !== null && 'code' in value && 'reason' in value;
 
+/** One graphql-ws connection carrying the subscription; `retired` once a newer one replaced it. */
+interface Connection {
+  ws: Client;
+  retired: boolean;
+}
+
 /**
- * The `cliForwards` subscription, kept open: a drop (API restart, network)
+ * The `cliForwards` subscription, kept open. A drop (API restart, network)
  * is retried by graphql-ws with backoff and said on screen ("connection
- * lost", then "reconnected"); a 4401 (the access token expired) is answered
- * with a refreshed token and a new connection, silently.
+ * lost", then "reconnected"). The API closes a socket when the access token
+ * it was opened with expires, so shortly before that the tunnel opens a
+ * second connection with a refreshed token and retires the first once the
+ * second is up (no gap in which events would find no CLI); a 4401 anyway
+ * (e.g. the machine slept) gets a refresh and a new connection.
  */
 export class Tunnel {
-  private ws?: Client;
+  private current?: Connection;
   private connectedOnce = false;
   private dropped = false;
   private closing = false;
   private lastAuthReconnect = 0;
+  private rotation?: NodeJS.Timeout;
 
   constructor(
     private readonly client: ApiClient,
@@ -40,8 +50,13 @@ export class Tunnel {
   ) {}
 
   open(): void {
-    const ws = this.client.wsClient({
+    const previous = this.current;
+    const conn: Connection = { ws: undefined as unknown as Client, retired: false };
+    conn.ws = this.client.wsClient({
       connected: () => {
+        if (conn.retired) return;
+        if (previous && !previous.retired) this.retire(previous);
+        this.scheduleRotation();
         if (!this.connectedOnce) {
           this.connectedOnce = true;
           this.handlers.onReady();
@@ -51,52 +66,66 @@ export class Tunnel {
         }
       },
       closed: (event) => {
-        if (this.closing || !this.connectedOnce || this.dropped || event.code === UNAUTHORIZED || event.code === INTERNAL_CLIENT_ERROR) return;
+        if (conn.retired || this.closing || !this.connectedOnce || this.dropped || event.code === UNAUTHORIZED || event.code === INTERNAL_CLIENT_ERROR) return;
         this.dropped = true;
         this.handlers.onNotice(`connection lost (${event.code}${event.reason ? ` ${event.reason}` : ''}): reconnecting…`, 'warn');
       },
     });
-    this.ws = ws;
-    ws.subscribe<{ cliForwards: CliForward }>(
+    this.current = conn;
+    conn.ws.subscribe<{ cliForwards: CliForward }>(
       { query: this.handlers.query, variables: this.handlers.variables },
       {
         next: (result) => {
-          if (result.errors?.length) this.fail(new CliError(`the API refused the tunnel: ${result.errors[0].message}`));
+          if (result.errors?.length) this.fail(conn, new CliError(`the API refused the tunnel: ${result.errors[0].message}`));
           else if (result.data) this.handlers.onForward(result.data.cliForwards);
         },
-        error: (err) => void this.onError(ws, err),
-        complete: () => {
-          if (!this.closing) this.fail(new CliError('the API ended the tunnel'));
-        },
+        error: (err) => void this.onError(conn, err),
+        complete: () => this.fail(conn, new CliError('the API ended the tunnel')),
       },
     );
   }
 
-  private async onError(ws: Client, err: unknown): Promise<void> {
-    if (this.closing) return;
+  /** A fresh connection a little before the access token expires (the margin in which the API client refreshes it). */
+  private scheduleRotation(): void {
+    clearTimeout(this.rotation);
+    const expiresAt = this.client.accessTokenExpiresAt();
+    if (expiresAt === undefined) return;
+    const inMs = Math.max(1_000, expiresAt - Date.now() - REFRESH_MARGIN_MS / 2);
+    this.rotation = setTimeout(() => this.open(), inMs);
+    this.rotation.unref();
+  }
+
+  private retire(conn: Connection): void {
+    conn.retired = true;
+    void conn.ws.dispose();
+  }
+
+  private async onError(conn: Connection, err: unknown): Promise<void> {
+    if (conn.retired || this.closing) return;
     if (isCloseEvent(err) && err.code === UNAUTHORIZED && Date.now() - this.lastAuthReconnect > 10_000) {
       this.lastAuthReconnect = Date.now();
       try {
         await this.client.accessToken({ force: true });
       } catch (refreshErr) {
-        return this.fail(refreshErr as Error);
+        return this.fail(conn, refreshErr as Error);
       }
-      await ws.dispose();
+      this.retire(conn);
       return this.open();
     }
-    if (isCloseEvent(err) && err.code === INTERNAL_CLIENT_ERROR && this.client.lastConnectionError) return this.fail(this.client.lastConnectionError);
-    if (isCloseEvent(err)) return this.fail(new CliError(`the API closed the tunnel: ${err.reason || `code ${err.code}`}`));
-    if (Array.isArray(err)) return this.fail(new CliError(`the API refused the tunnel: ${(err[0] as { message?: string })?.message ?? 'unknown error'}`));
-    this.fail(err instanceof Error ? err : new CliError(String(err)));
+    if (isCloseEvent(err) && err.code === INTERNAL_CLIENT_ERROR && this.client.lastConnectionError) return this.fail(conn, this.client.lastConnectionError);
+    if (isCloseEvent(err)) return this.fail(conn, new CliError(`the API closed the tunnel: ${err.reason || `code ${err.code}`}`));
+    if (Array.isArray(err)) return this.fail(conn, new CliError(`the API refused the tunnel: ${(err[0] as { message?: string })?.message ?? 'unknown error'}`));
+    this.fail(conn, err instanceof Error ? err : new CliError(String(err)));
   }
 
-  private fail(err: Error): void {
-    if (this.closing) return;
+  private fail(conn: Connection, err: Error): void {
+    if (conn.retired || this.closing) return;
     this.handlers.onFatal(err);
   }
 
   async close(): Promise<void> {
     this.closing = true;
-    await this.ws?.dispose();
+    clearTimeout(this.rotation);
+    await this.current?.ws.dispose();
   }
 }

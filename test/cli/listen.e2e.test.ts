@@ -11,6 +11,7 @@ import { hubSignature, postHook } from '../support/ingress-helpers';
 import { type ServiceProcess, startServiceProcess } from '../support/service-process';
 import { createTestDatabase, type TestDatabase } from '../support/test-env';
 import { RELAY_BIN, runCli, tempConfigHome } from './cli-process';
+import { startTcpProxy } from './tcp-proxy';
 
 /** What the developer's local server received. */
 interface Received {
@@ -40,7 +41,8 @@ describe('relay listen, end to end', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    service = await startServiceProcess({ databaseUrl: db.url });
+    // The shortest access-token lifetime: the tunnel outlives one in the reconnect test.
+    service = await startServiceProcess({ databaseUrl: db.url, env: { RELAY_ACCESS_TOKEN_TTL_SECONDS: '60' } });
     pg = new Client({ connectionString: db.url });
     await pg.connect();
     receiver = http.createServer((req, res) => {
@@ -87,8 +89,10 @@ describe('relay listen, end to end', () => {
   };
 
   const attemptsOf = async (eventId: string) => {
+    // A fresh token: the suite outlives the 60 s ones the service issues.
+    const token = (await rest(service.baseUrl, 'POST', '/v1/auth/login', { body: { email: user.email, password: PASSWORD } })).body.access_token;
     for (let i = 0; i < 200; i++) {
-      const res = await rest(service.baseUrl, 'GET', `/v1/attempts?event_id=${eventId}`, { token: user.token });
+      const res = await rest(service.baseUrl, 'GET', `/v1/attempts?event_id=${eventId}`, { token });
       if (res.body.data?.length) return res.body.data;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -190,6 +194,42 @@ describe('relay listen, end to end', () => {
     await expectFailure(cli(['whoami']), 3, /^relay: refresh failed \(session expired, login again\)/);
     await expectFailure(cli(['listen', String(receiverPort)]), 3, /refresh failed \(session expired, login again\)/);
   });
+
+  it('reconnects by itself after a drop and says so, and outlives its access token without a gap', async () => {
+    const proxy = await startTcpProxy(Number(new URL(service.baseUrl).port));
+    const home = tempConfigHome();
+    try {
+      expect(await cli(['login', '--api-url', proxy.url], { RELAY_EMAIL: user.email, RELAY_PASSWORD: PASSWORD }, home.home).exited).toBe(0);
+      const loggedIn = JSON.parse(fs.readFileSync(home.file, 'utf8'));
+      const { rows } = await pg.query('select count(*)::int as n from cli_sessions');
+      const listen = cli(['listen', String(receiverPort), source.slug], { NO_COLOR: '1' }, home.home);
+      try {
+        await listen.waitFor(/Ready! Forwarding/);
+        await waitConnected(rows[0].n + 1);
+        proxy.dropAll();
+        await listen.waitFor(/connection lost \(\d+[^)]*\): reconnecting…/);
+        await listen.waitFor(/> reconnected/);
+        await waitConnected(rows[0].n + 1);
+        const afterDrop = await ingest('{"after":"drop"}');
+        await listen.waitFor(new RegExp(`201\\s+\\d+ ms\\s+${afterDrop}`));
+
+        // The API closes a socket when its access token expires: by then the CLI has moved to a fresh one.
+        const expiry = Date.parse(loggedIn.access_token_expires_at);
+        while (Date.now() < expiry + 2_000) await new Promise((r) => setTimeout(r, 500));
+        expect(JSON.parse(fs.readFileSync(home.file, 'utf8')).access_token).not.toBe(loggedIn.access_token);
+        const afterExpiry = await ingest('{"after":"expiry"}');
+        await listen.waitFor(new RegExp(`201\\s+\\d+ ms\\s+${afterExpiry}`));
+        expect((await attemptsOf(afterExpiry))[0]).toMatchObject({ status: 'success', status_code: 201 });
+        expect(listen.stdout().match(/connection lost/g)).toHaveLength(1);
+        expect(listen.stdout()).not.toContain('\x1b[');
+      } finally {
+        expect(await listen.stop()).toBe(0);
+      }
+    } finally {
+      await proxy.close();
+      home.cleanup();
+    }
+  }, 120_000);
 
   describe('in a real terminal (tmux)', () => {
     const hasTmux = (() => {
