@@ -284,6 +284,16 @@ describe('relay listen, end to end', () => {
       await waitScreen(new RegExp(`201\\s+\\d+ ms\\s+${live}\\s+\\(replay\\)`));
       expect(received.filter((r) => r.body === '{"after":"resume"}')).toHaveLength(2);
 
+      // c: the menu, then a delay of 250 ms for the session.
+      tmux('send-keys', '-t', 'listen', 'c');
+      await waitScreen(/change: 1\) sources \[.*\] {2}2\) transform \[none\] {2}3\) template \[none\] {2}4\) delay \[0 ms\]/);
+      tmux('send-keys', '-t', 'listen', '4', 'Enter');
+      await waitScreen(/delay in ms \(0-10000\):/);
+      tmux('send-keys', '-t', 'listen', '250', 'Enter');
+      await waitScreen(new RegExp(`now forwarding ${source.slug} \\(delay 250 ms\\)`));
+      const delayed = await ingest('{"after":"change"}');
+      await waitScreen(new RegExp(`201\\s+\\d+ ms\\s+${delayed}`));
+
       tmux('send-keys', '-t', 'listen', 'q');
       await waitScreen(/EXIT=0/);
     });
