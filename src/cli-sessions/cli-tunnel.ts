@@ -42,6 +42,8 @@ const tunnels = new WeakMap<AppContainer, CliTunnel>();
  * every API process hears it and only the one(s) holding a subscription for
  * that destination read the forward and push it. After a reconnection of the
  * LISTEN connection, unanswered forwards of local sessions are rescanned.
+ * Deleting the destination deletes its rows (cascade); the next heartbeat
+ * then ends its subscriptions.
  */
 export class CliTunnel {
   /** Names this process in `cli_sessions.instance_id` (for operators: which API process holds which CLI). */
@@ -130,10 +132,16 @@ export class CliTunnel {
       // Rows of API processes that died without unsubscribing are swept here too.
       this.knex
         .raw(
-          `with beat as (update cli_sessions set heartbeat_at = now() where id = any(?::uuid[]))
-           delete from cli_sessions where heartbeat_at < now() - make_interval(secs => ?)`,
-          [`{${rows.join(',')}}`, STALE_ROW_TTL_MS / 1000],
+          `with beat as (update cli_sessions set heartbeat_at = now() where id = any(?::uuid[]) returning id),
+                swept as (delete from cli_sessions where heartbeat_at < now() - make_interval(secs => ?) and not id = any(?::uuid[]))
+           select id from beat`,
+          [`{${rows.join(',')}}`, STALE_ROW_TTL_MS / 1000, `{${rows.join(',')}}`],
         )
+        .then(({ rows: alive }: { rows: Array<{ id: string }> }) => {
+          // A row that is gone went with its destination (deleted): end the subscription, the CLI starts a new session.
+          const ids = new Set(alive.map((r) => r.id));
+          for (const s of [...this.sessions]) if (rows.includes(s.rowId) && !ids.has(s.rowId)) s.channel.close();
+        })
         .catch((err: unknown) => this.container.log.warn({ err }, 'CLI presence heartbeat failed'));
     }, CLI_HEARTBEAT_MS);
     this.heartbeat.unref();

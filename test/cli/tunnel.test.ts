@@ -171,6 +171,21 @@ describe('the listen tunnel', () => {
     await eventually(async () => (await presenceRows(container(), destinationId)) === 0);
   });
 
+  it('ends the subscription when the destination is deleted (the CLI then starts a new session)', async () => {
+    const { destinationId } = await startSession(server.url, token, { machine: 'deleted' });
+    listener = await listen(server.url, token, container(), destinationId);
+    const res = await gql(server.url, 'mutation($id: ID!) { deleteDestination(id: $id) }', { id: destinationId }, { token });
+    expect(res.errors).toBeUndefined();
+    // Within one heartbeat (5 s).
+    await listener.ended;
+    expect(await presenceRows(container(), destinationId)).toBe(0);
+  });
+
+  it('refuses a subscription to a destination that is not a cli destination of the project', async () => {
+    const webhook = await scene.destination(`${stack.receiver.url}/w`);
+    await expect(listen(server.url, token, container(), webhook.id)).rejects.toThrow(/not_found/);
+  });
+
   it('reuses the destination by name, and refuses unknown sources, a project without sources and non-cli destinations', async () => {
     const first = await startSession(server.url, token, { machine: 'same' });
     const again = await startSession(server.url, token, { machine: 'same' });
