@@ -201,6 +201,10 @@ describe('the listen tunnel', () => {
     const none = await gql(server.url, 'mutation { startCliSession(input: { machine: "m" }) { delayMs } }', {}, { token: emptyToken });
     expect(none.errors?.[0].extensions?.code).toBe('no_sources');
 
+    const unknownTransform = await gql(server.url, 'mutation { startCliSession(input: { machine: "fresh", transformName: "nope" }) { delayMs } }', {}, { token });
+    expect(unknownTransform.errors?.[0].extensions?.code).toBe('not_found');
+    expect(await sql(container(), 'select id from destinations where name = ?', [`cli:${scene.user.email}@fresh:*`])).toEqual([]);
+
     const badDelay = await gql(server.url, 'mutation { startCliSession(input: { machine: "m", delayMs: 10001 }) { delayMs } }', {}, { token });
     expect(badDelay.errors?.[0].extensions?.code).toBe('invalid_input');
 
