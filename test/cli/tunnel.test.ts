@@ -110,6 +110,22 @@ describe('the listen tunnel', () => {
     expect((await waitForStatus(container(), first.deliveryId, ['success', 'failed'])).status).toBe('success');
   });
 
+  it('fails a retry permanently when the CLI has gone meanwhile', async () => {
+    const { destinationId } = await startSession(server.url, token, { machine: 'gone' });
+    listener = await listen(server.url, token, container(), destinationId);
+    await ingest('{"bye":true}');
+    const first = await listener.next();
+    await report(server.url, token, { forwardId: first.id, statusCode: 502, latencyMs: 4 });
+    await listener.close();
+    listener = null;
+    expect((await waitForStatus(container(), first.deliveryId, ['success', 'failed'])).status).toBe('failed');
+    const attempts = await attemptsOf(container(), first.deliveryId);
+    expect(attempts.map((a) => [a.status, a.status_code, a.error])).toEqual([
+      ['retrying', 502, 'HTTP 502 Bad Gateway'],
+      ['failed', null, NO_CLI_CONNECTED],
+    ]);
+  });
+
   it('records a connection error, a pause and a missing answer as the contract says', async () => {
     const { destinationId } = await startSession(server.url, token, { machine: 'edge-cases' });
     listener = await listen(server.url, token, container(), destinationId);
