@@ -126,16 +126,22 @@ export class CliForwarder {
         if (err) reject(err);
         else resolve(answer);
       };
-      const take = (always: boolean) =>
-        this.knex
-          .raw(`delete from cli_forwards where id = ?${always ? '' : ' and result is not null'} returning result`, [forwardId])
+      // One read at a time, so that the last one (at the deadline) sees what an earlier one took.
+      let reads = Promise.resolve();
+      const take = (always: boolean) => {
+        reads = reads
+          .then(() => this.knex.raw(`delete from cli_forwards where id = ?${always ? '' : ' and result is not null'} returning result`, [forwardId]))
           .then(({ rows }) => {
             if (rows[0] || always) finish(rows[0]?.result ?? null);
-          });
-      const check = () => void take(false).catch((err) => finish(null, err));
+          })
+          .catch((err) => finish(null, err));
+      };
+      const check = () => {
+        if (!settled) take(false);
+      };
       this.waiters.set(forwardId, check);
       const poll = setInterval(check, POLL_MS);
-      const deadline = setTimeout(() => void take(true).catch((err) => finish(null, err)), waitMs);
+      const deadline = setTimeout(() => take(true), waitMs);
       this.knex.raw('select pg_notify(?, ?)', [NOTIFY.cliForwards, `${destinationId} ${forwardId}`]).catch((err) => finish(null, err));
     });
   }

@@ -112,19 +112,41 @@ async function idByName(ctx: ProjectContext, entity: typeof Transform | typeof M
   return row.id;
 }
 
-/** Links the destination to exactly these sources, each with the session's transform and template. */
-async function syncLinks(ctx: ProjectContext, destination: Destination, sources: WebhookEndpoint[], settings: CliSessionSettings): Promise<void> {
-  const transformId = await idByName(ctx, Transform, 'Transform', settings.transformName);
-  const templateId = await idByName(ctx, MessageTemplate, 'Template', settings.templateName);
-  const linked = await ctx.em.find(EndpointDestination, { destination: destination.id });
-  for (const link of linked) {
-    if (!sources.some((s) => s.id === link.endpoint.id)) await deleteLink(ctx, link.endpoint.id, destination.id);
-  }
-  for (const source of sources) {
-    const fields = { transform_id: transformId, template_id: templateId };
-    if (linked.some((l) => l.endpoint.id === source.id)) await updateLink(ctx, source.id, destination.id, fields);
-    else await createLink(ctx, source.id, { destination_id: destination.id, ...fields });
-  }
+/** Sorted, without duplicates; none means every active endpoint (`*`). */
+function normalizeSlugs(slugs: string[] | null | undefined): string[] | null {
+  return slugs && slugs.length > 0 ? [...new Set(slugs)].sort() : null;
+}
+
+/**
+ * Saves the session: the destination's settings and its links to exactly these
+ * sources, each with the session's transform and template, in one transaction.
+ * Names are resolved first, so an unknown one changes nothing.
+ */
+async function saveSession(ctx: ProjectContext, existingId: string | null, sources: WebhookEndpoint[], settings: CliSessionSettings): Promise<Destination> {
+  const fields = {
+    transform_id: await idByName(ctx, Transform, 'Transform', settings.transformName),
+    template_id: await idByName(ctx, MessageTemplate, 'Template', settings.templateName),
+  };
+  return ctx.em.transactional(async (em) => {
+    const tx: ProjectContext = { ...ctx, em };
+    const name = destinationName(settings.owner, settings.machine, settings.sourceSlugs);
+    const saved = existingId
+      ? await em.findOneOrFail(Destination, { id: existingId })
+      : em.create(Destination, { project: ctx.project.id, name, type: 'cli', retryPolicy: { ...DEFAULT_RETRY_POLICY, backoff: [...DEFAULT_RETRY_POLICY.backoff] } });
+    saved.name = name;
+    saved.cliSession = { ...settings };
+    saved.isActive = true;
+    await em.flush();
+    const linked = await em.find(EndpointDestination, { destination: saved.id });
+    for (const link of linked) {
+      if (!sources.some((s) => s.id === link.endpoint.id)) await deleteLink(tx, link.endpoint.id, saved.id);
+    }
+    for (const source of sources) {
+      if (linked.some((l) => l.endpoint.id === source.id)) await updateLink(tx, source.id, saved.id, fields);
+      else await createLink(tx, source.id, { destination_id: saved.id, ...fields });
+    }
+    return saved;
+  });
 }
 
 function toView(ctx: ProjectContext, destination: Destination, sources: WebhookEndpoint[], s: CliSessionSettings): CliSessionView {
@@ -139,7 +161,7 @@ function toView(ctx: ProjectContext, destination: Destination, sources: WebhookE
 
 export async function startCliSession(ctx: ProjectContext, input: StartCliSessionInput): Promise<CliSessionView> {
   const owner = await callerLabel(ctx);
-  const slugs = input.sourceSlugs && input.sourceSlugs.length > 0 ? [...new Set(input.sourceSlugs)].sort() : null;
+  const slugs = normalizeSlugs(input.sourceSlugs);
   const sources = await resolveSources(ctx, slugs);
   const settings: CliSessionSettings = {
     owner,
@@ -149,18 +171,8 @@ export async function startCliSession(ctx: ProjectContext, input: StartCliSessio
     templateName: input.templateName ?? null,
     delayMs: input.delayMs ?? 0,
   };
-  const wantedName = destinationName(owner, input.machine, slugs);
-  let destination = await ctx.em.findOne(Destination, { project: ctx.project.id, type: 'cli', name: wantedName }, { orderBy: { id: 'asc' } });
-  destination ??= ctx.em.create(Destination, {
-    project: ctx.project,
-    name: wantedName,
-    type: 'cli',
-    retryPolicy: { ...DEFAULT_RETRY_POLICY, backoff: [...DEFAULT_RETRY_POLICY.backoff] },
-  });
-  destination.cliSession = { ...settings };
-  destination.isActive = true;
-  await ctx.em.flush();
-  await syncLinks(ctx, destination, sources, settings);
+  const existing = await ctx.em.findOne(Destination, { project: ctx.project.id, type: 'cli', name: destinationName(owner, input.machine, slugs) }, { orderBy: { id: 'asc' } });
+  const destination = await saveSession(ctx, existing?.id ?? null, sources, settings);
   return toView(ctx, destination, sources, settings);
 }
 
@@ -174,7 +186,7 @@ export async function updateCliSession(ctx: ProjectContext, destinationId: strin
   const destination = await findCliDestination(ctx, destinationId);
   const current = (destination.cliSession ?? {}) as Partial<CliSessionSettings>;
   const owner = current.owner ?? (await callerLabel(ctx));
-  const slugs = input.sourceSlugs === undefined ? (current.sourceSlugs ?? null) : input.sourceSlugs && input.sourceSlugs.length > 0 ? [...new Set(input.sourceSlugs)].sort() : null;
+  const slugs = input.sourceSlugs === undefined ? (current.sourceSlugs ?? null) : normalizeSlugs(input.sourceSlugs);
   const settings: CliSessionSettings = {
     owner,
     machine: current.machine ?? 'unknown',
@@ -184,12 +196,8 @@ export async function updateCliSession(ctx: ProjectContext, destinationId: strin
     delayMs: input.delayMs ?? current.delayMs ?? 0,
   };
   const sources = await resolveSources(ctx, slugs);
-  // The name follows the sources, so that the next `listen` with the same arguments finds this destination again.
-  destination.name = destinationName(owner, settings.machine, slugs);
-  destination.cliSession = { ...settings };
-  await ctx.em.flush();
-  await syncLinks(ctx, destination, sources, settings);
-  return toView(ctx, destination, sources, settings);
+  // The name follows the sources (saveSession), so that the next `listen` with the same arguments finds this destination again.
+  return toView(ctx, await saveSession(ctx, destination.id, sources, settings), sources, settings);
 }
 
 /** `r` in the CLI: a new delivery of the event to this CLI destination only. */

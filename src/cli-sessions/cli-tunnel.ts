@@ -31,6 +31,8 @@ const SENT_MEMORY_MS = 10 * 60_000;
 
 /** Presence rows this stale belong to a process that is gone: removed by any live one. */
 const STALE_ROW_TTL_MS = 60_000;
+/** A forward older than this has no worker waiting for it (RELAY_DELIVERY_TIMEOUT_MS is at most 300 s, a delay at most 10 s). */
+const FORWARD_TTL_MS = 3_600_000;
 
 const tunnels = new WeakMap<AppContainer, CliTunnel>();
 
@@ -42,6 +44,8 @@ const tunnels = new WeakMap<AppContainer, CliTunnel>();
  * every API process hears it and only the one(s) holding a subscription for
  * that destination read the forward and push it. After a reconnection of the
  * LISTEN connection, unanswered forwards of local sessions are rescanned.
+ * Deleting the destination deletes its rows (cascade); the next heartbeat
+ * then ends its subscriptions.
  */
 export class CliTunnel {
   /** Names this process in `cli_sessions.instance_id` (for operators: which API process holds which CLI). */
@@ -127,13 +131,21 @@ export class CliTunnel {
     this.heartbeat = setInterval(() => {
       const rows = [...this.sessions].map((s) => s.rowId);
       if (rows.length === 0) return;
-      // Rows of API processes that died without unsubscribing are swept here too.
+      // Swept here too: rows of API processes that died without unsubscribing, and forwards whose worker
+      // never came back for them (a workflow terminated mid-wait; any wait ends long before FORWARD_TTL_MS).
       this.knex
         .raw(
-          `with beat as (update cli_sessions set heartbeat_at = now() where id = any(?::uuid[]))
-           delete from cli_sessions where heartbeat_at < now() - make_interval(secs => ?)`,
-          [`{${rows.join(',')}}`, STALE_ROW_TTL_MS / 1000],
+          `with beat as (update cli_sessions set heartbeat_at = now() where id = any(?::uuid[]) returning id),
+                swept as (delete from cli_sessions where heartbeat_at < now() - make_interval(secs => ?) and not id = any(?::uuid[])),
+                abandoned as (delete from cli_forwards where created_at < now() - make_interval(secs => ?))
+           select id from beat`,
+          [`{${rows.join(',')}}`, STALE_ROW_TTL_MS / 1000, `{${rows.join(',')}}`, FORWARD_TTL_MS / 1000],
         )
+        .then(({ rows: alive }: { rows: Array<{ id: string }> }) => {
+          // A row that is gone went with its destination (deleted): end the subscription, the CLI starts a new session.
+          const ids = new Set(alive.map((r) => r.id));
+          for (const s of [...this.sessions]) if (rows.includes(s.rowId) && !ids.has(s.rowId)) s.channel.close();
+        })
         .catch((err: unknown) => this.container.log.warn({ err }, 'CLI presence heartbeat failed'));
     }, CLI_HEARTBEAT_MS);
     this.heartbeat.unref();

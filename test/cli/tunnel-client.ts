@@ -1,6 +1,6 @@
 import type { AppContainer } from '../../src/app/container';
 import { gql } from '../support/api';
-import { eventually, liveClient, type LiveSubscription, subscribe } from '../support/live-client';
+import { eventually, liveClient } from '../support/live-client';
 
 /**
  * What `relay listen` does over the wire, for tests: start a session
@@ -50,6 +50,8 @@ export async function presenceRows(container: AppContainer, destinationId: strin
 
 export interface Listener {
   next(timeoutMs?: number): Promise<Forward>;
+  /** Resolves when the server ends the subscription. */
+  ended: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -57,14 +59,46 @@ export interface Listener {
 export async function listen(baseUrl: string, token: string, container: AppContainer, destinationId: string): Promise<Listener> {
   const before = await presenceRows(container, destinationId);
   const { client } = liveClient(baseUrl, token);
-  const sub: LiveSubscription<{ cliForwards: Forward }> = subscribe(client, FORWARDS, { d: destinationId });
-  await eventually(async () => (await presenceRows(container, destinationId)) > before, 10_000);
-  return {
-    next: async (timeoutMs = 20_000) => {
-      const got = await sub.next(timeoutMs);
-      if (got.errors) throw new Error(`cliForwards: ${JSON.stringify(got.errors)}`);
-      return got.data!.cliForwards;
+  const forwards: Forward[] = [];
+  const waiters: Array<(f: Forward) => void> = [];
+  let failure: unknown = null;
+  let onEnd!: () => void;
+  const ended = new Promise<void>((resolve) => (onEnd = resolve));
+  client.subscribe<{ cliForwards: Forward }>(
+    { query: FORWARDS, variables: { d: destinationId } },
+    {
+      next: ({ data, errors }) => {
+        if (errors) {
+          failure = errors;
+          return;
+        }
+        const waiter = waiters.shift();
+        if (waiter) waiter(data!.cliForwards);
+        else forwards.push(data!.cliForwards);
+      },
+      error: (err) => {
+        failure = err;
+        onEnd();
+      },
+      complete: () => onEnd(),
     },
+  );
+  await eventually(async () => {
+    if (failure) throw new Error(`cliForwards: ${Array.isArray(failure) ? JSON.stringify(failure) : String((failure as Error).message ?? failure)}`);
+    return (await presenceRows(container, destinationId)) > before;
+  }, 10_000);
+  return {
+    next: (timeoutMs = 20_000) =>
+      forwards.length > 0
+        ? Promise.resolve(forwards.shift()!)
+        : new Promise((resolve, reject) => {
+            const timer = setTimeout(() => reject(new Error(`no forward within ${timeoutMs} ms`)), timeoutMs);
+            waiters.push((f) => {
+              clearTimeout(timer);
+              resolve(f);
+            });
+          }),
+    ended,
     close: async () => {
       await client.dispose();
     },

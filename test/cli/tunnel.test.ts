@@ -110,6 +110,22 @@ describe('the listen tunnel', () => {
     expect((await waitForStatus(container(), first.deliveryId, ['success', 'failed'])).status).toBe('success');
   });
 
+  it('fails a retry permanently when the CLI has gone meanwhile', async () => {
+    const { destinationId } = await startSession(server.url, token, { machine: 'gone' });
+    listener = await listen(server.url, token, container(), destinationId);
+    await ingest('{"bye":true}');
+    const first = await listener.next();
+    await report(server.url, token, { forwardId: first.id, statusCode: 502, latencyMs: 4 });
+    await listener.close();
+    listener = null;
+    expect((await waitForStatus(container(), first.deliveryId, ['success', 'failed'])).status).toBe('failed');
+    const attempts = await attemptsOf(container(), first.deliveryId);
+    expect(attempts.map((a) => [a.status, a.status_code, a.error])).toEqual([
+      ['retrying', 502, 'HTTP 502 Bad Gateway'],
+      ['failed', null, NO_CLI_CONNECTED],
+    ]);
+  });
+
   it('records a connection error, a pause and a missing answer as the contract says', async () => {
     const { destinationId } = await startSession(server.url, token, { machine: 'edge-cases' });
     listener = await listen(server.url, token, container(), destinationId);
@@ -171,6 +187,21 @@ describe('the listen tunnel', () => {
     await eventually(async () => (await presenceRows(container(), destinationId)) === 0);
   });
 
+  it('ends the subscription when the destination is deleted (the CLI then starts a new session)', async () => {
+    const { destinationId } = await startSession(server.url, token, { machine: 'deleted' });
+    listener = await listen(server.url, token, container(), destinationId);
+    const res = await gql(server.url, 'mutation($id: ID!) { deleteDestination(id: $id) }', { id: destinationId }, { token });
+    expect(res.errors).toBeUndefined();
+    // Within one heartbeat (5 s).
+    await listener.ended;
+    expect(await presenceRows(container(), destinationId)).toBe(0);
+  });
+
+  it('refuses a subscription to a destination that is not a cli destination of the project', async () => {
+    const webhook = await scene.destination(`${stack.receiver.url}/w`);
+    await expect(listen(server.url, token, container(), webhook.id)).rejects.toThrow(/not_found/);
+  });
+
   it('reuses the destination by name, and refuses unknown sources, a project without sources and non-cli destinations', async () => {
     const first = await startSession(server.url, token, { machine: 'same' });
     const again = await startSession(server.url, token, { machine: 'same' });
@@ -185,6 +216,10 @@ describe('the listen tunnel', () => {
     const emptyToken = await tokenFor(container(), empty.user.id);
     const none = await gql(server.url, 'mutation { startCliSession(input: { machine: "m" }) { delayMs } }', {}, { token: emptyToken });
     expect(none.errors?.[0].extensions?.code).toBe('no_sources');
+
+    const unknownTransform = await gql(server.url, 'mutation { startCliSession(input: { machine: "fresh", transformName: "nope" }) { delayMs } }', {}, { token });
+    expect(unknownTransform.errors?.[0].extensions?.code).toBe('not_found');
+    expect(await sql(container(), 'select id from destinations where name = ?', [`cli:${scene.user.email}@fresh:*`])).toEqual([]);
 
     const badDelay = await gql(server.url, 'mutation { startCliSession(input: { machine: "m", delayMs: 10001 }) { delayMs } }', {}, { token });
     expect(badDelay.errors?.[0].extensions?.code).toBe('invalid_input');
