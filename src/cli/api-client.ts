@@ -148,6 +148,9 @@ export class ApiClient {
    * access token and reconnects with capped exponential backoff after a drop.
    */
   wsClient(on: { connected?: () => void; closed?: (event: { code: number; reason: string }) => void; connecting?: (reconnecting: boolean) => void }): Client {
+    // A ping without a pong in time means a half-open connection (a laptop that slept, a dead NAT entry): close it, and retry.
+    let socket: WebSocket | undefined;
+    let pongTimer: NodeJS.Timeout | undefined;
     return createClient({
       url: this.graphqlUrl.replace(/^http/, 'ws'),
       webSocketImpl: WebSocket,
@@ -167,13 +170,31 @@ export class ApiClient {
       // refused auth or protocol errors (4401, 4005 when connectionParams threw, 4400, …), which src/cli/tunnel.ts handles.
       shouldRetry: () => true,
       on: {
-        connected: () => on.connected?.(),
-        closed: (event) => on.closed?.(event as { code: number; reason: string }),
+        connected: (connected) => {
+          socket = connected as WebSocket;
+          on.connected?.();
+        },
+        ping: (received) => {
+          if (received) return;
+          clearTimeout(pongTimer);
+          pongTimer = setTimeout(() => socket?.readyState === WebSocket.OPEN && socket.close(PONG_TIMEOUT_CLOSE, 'no pong from the API'), PONG_TIMEOUT_MS);
+        },
+        pong: (received) => {
+          if (received) clearTimeout(pongTimer);
+        },
+        closed: (event) => {
+          clearTimeout(pongTimer);
+          on.closed?.(event as { code: number; reason: string });
+        },
         connecting: (reconnecting) => on.connecting?.(reconnecting),
       },
     });
   }
 }
+
+const PONG_TIMEOUT_MS = 5_000;
+/** graphql-ws treats 4408 as retryable. */
+const PONG_TIMEOUT_CLOSE = 4408;
 
 /** 0.5 s, 1 s, 2 s, … capped at 10 s, with ±20 % jitter so many CLIs do not reconnect in step. */
 export function backoffMs(retries: number, random = Math.random): number {

@@ -63,28 +63,33 @@ export class ListenKeys {
       process.stderr.write(
         `change: 1) sources [${s.sources.map((e) => e.slug).join(', ')}]  2) transform [${s.transformName ?? 'none'}]  3) template [${s.templateName ?? 'none'}]  4) delay [${s.delayMs} ms]   (Enter: back)\n`,
       );
-      const change = await this.askChange(await ask('choice: '));
+      const change = await this.askChange(await this.ask('choice: '));
       if (change) await this.listener.change(change);
     } catch (err) {
+      if ((err as Error).message === 'interrupted') return;
       process.stderr.write(`${(err as Error).message}\n`);
-    } finally {
-      this.listen();
     }
+    this.listen();
+  }
+
+  /** Ctrl+C in the menu quits `listen` as it does outside it (exit 0). */
+  private ask(question: string): Promise<string> {
+    return ask(question, { onInterrupt: () => void this.listener.quit() });
   }
 
   private async askChange(choice: string): Promise<SessionChange | undefined> {
     const cleared = (value: string) => (value === '' || value === '-' ? null : value);
     switch (choice) {
       case '1': {
-        const slugs = await ask('source slugs, comma-separated (empty or * for every source): ');
+        const slugs = await this.ask('source slugs, comma-separated (empty or * for every source): ');
         return { sourceSlugs: slugs === '' || slugs === '*' ? [] : slugs.split(',').map((slug) => slug.trim()).filter(Boolean) };
       }
       case '2':
-        return { transformName: cleared(await ask('transform name (empty to clear): ')) };
+        return { transformName: cleared(await this.ask('transform name (empty to clear): ')) };
       case '3':
-        return { templateName: cleared(await ask('template name (empty to clear): ')) };
+        return { templateName: cleared(await this.ask('template name (empty to clear): ')) };
       case '4':
-        return { delayMs: parseDelayMs(await ask('delay in ms (0-10000): ')) };
+        return { delayMs: parseDelayMs(await this.ask('delay in ms (0-10000): ')) };
       default:
         return undefined;
     }

@@ -9,7 +9,7 @@ let piped: { rl: readline.Interface; lines: AsyncIterator<string> } | undefined;
  * stdin). `hidden` echoes nothing, for passwords. Questions go to stderr so
  * that stdout stays the command's answer.
  */
-export async function ask(question: string, opts: { hidden?: boolean } = {}): Promise<string> {
+export async function ask(question: string, opts: { hidden?: boolean; onInterrupt?: () => void } = {}): Promise<string> {
   if (!process.stdin.isTTY) {
     if (!piped) {
       const rl = readline.createInterface({ input: process.stdin, terminal: false });
@@ -30,7 +30,16 @@ export async function ask(question: string, opts: { hidden?: boolean } = {}): Pr
   });
   const rl = readline.createInterface({ input: process.stdin, output, terminal: true });
   try {
-    const answer = new Promise<string>((resolve) => rl.question(question, resolve));
+    const answer = new Promise<string>((resolve, reject) => {
+      rl.question(question, resolve);
+      // Ctrl+C at a prompt (readline's raw mode makes it a key): leave, as a terminal user expects.
+      rl.on('SIGINT', () => {
+        process.stderr.write('\n');
+        if (!opts.onInterrupt) process.exit(130);
+        opts.onInterrupt();
+        reject(new Error('interrupted'));
+      });
+    });
     muted = opts.hidden === true;
     return (await answer).trim();
   } finally {
