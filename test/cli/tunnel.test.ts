@@ -1,5 +1,6 @@
 import { type ApiServer, startApiServer } from '../../src/http/server';
 import { NO_CLI_CONNECTED } from '../../src/cli-sessions/cli-forwarder';
+import { signOutbound } from '../../src/sending/signature';
 import { Transform } from '../../src/transforms/transform.entity';
 import { attemptsOf, createScene, type DeliveryStack, type Scene, sql, startDeliveryStack, waitForDeliveries, waitForStatus } from '../delivery/harness';
 import { gql, tokenFor } from '../support/api';
@@ -80,6 +81,22 @@ describe('the listen tunnel', () => {
     expect(stored.response_headers).toEqual({ 'content-type': 'text/plain', 'x-local': 'yes' });
     // A second answer to the same forward is no longer awaited.
     expect(await report(server.url, token, { forwardId: forward.id, statusCode: 200, latencyMs: 1 })).toBe(false);
+  });
+
+  it('signs the forward over its exact body when the destination has a signing secret', async () => {
+    const { destinationId } = await startSession(server.url, token, { machine: 'signed' });
+    const secret = 'whsec_cli_tunnel_test_secret_0123456789';
+    const set = await gql(server.url, 'mutation($id: ID!, $s: String) { updateDestination(id: $id, input: { signingSecret: $s }) { hasSigningSecret } }', { id: destinationId, s: secret }, { token });
+    expect(set.data?.updateDestination.hasSigningSecret).toBe(true);
+    listener = await listen(server.url, token, container(), destinationId);
+    const body = '{"signed" : [1, 2,3]}';
+    await ingest(body);
+    const forward = await listener.next();
+    const prefix = `X-${scene.project.headerPrefix}`;
+    const timestamp = Number(forward.headers[`${prefix}-Timestamp`]);
+    expect(forward.body).toBe(body);
+    expect(forward.headers[`${prefix}-Signature`]).toBe(signOutbound(secret, timestamp, body));
+    await report(server.url, token, { forwardId: forward.id, statusCode: 200, latencyMs: 1 });
   });
 
   it('fails the attempt permanently when no CLI is connected, and forwards nothing', async () => {
