@@ -175,6 +175,8 @@ describe('relay listen, end to end', () => {
       await rest(service.baseUrl, 'POST', '/v1/auth/signup', { body: { email, password: PASSWORD } });
       expect(await cli(['login', '--api-url', service.baseUrl], { RELAY_EMAIL: email, RELAY_PASSWORD: PASSWORD }, other.home).exited).toBe(0);
       await expectFailure(cli(['listen', '4000'], {}, other.home), 5, /^relay: no sources found.*: create one with `POST \/v1\/endpoints/);
+      // Another project's slug, or a typo: the same exit code, and the slug named.
+      await expectFailure(cli(['listen', '4000', source.slug], {}, other.home), 5, new RegExp(`^relay: .*${source.slug}.*\\(list the project's sources with GET /v1/endpoints\\)$`));
     } finally {
       other.cleanup();
     }
@@ -254,7 +256,7 @@ describe('relay listen, end to end', () => {
       if (hasTmux) tmux('kill-server');
     });
 
-    (hasTmux ? it : it.skip)('p pauses, r replays, q exits 0', async () => {
+    (hasTmux ? it : it.skip)('h helps, p pauses, r replays, c changes the delay, q and Ctrl+C exit 0', async () => {
       const relogin = cli(['login', '--api-url', service.baseUrl], { RELAY_EMAIL: user.email, RELAY_PASSWORD: PASSWORD });
       expect(await relogin.exited).toBe(0);
       const { rows } = await pg.query('select count(*)::int as n from cli_sessions');
@@ -295,6 +297,15 @@ describe('relay listen, end to end', () => {
       await waitScreen(new RegExp(`201\\s+\\d+ ms\\s+${delayed}`));
 
       tmux('send-keys', '-t', 'listen', 'q');
+      await waitScreen(/EXIT=0/);
+
+      // Ctrl+C too exits 0, and the next run reuses the same destination.
+      const destination = screen().match(/destination (cli:\S+)/)![1];
+      tmux('kill-session', '-t', 'listen');
+      tmux('new-session', '-d', '-s', 'listen', '-x', '160', '-y', '40', command);
+      await waitScreen(/Ready! Forwarding/);
+      expect(screen().match(/destination (cli:\S+)/)![1]).toBe(destination);
+      tmux('send-keys', '-t', 'listen', 'C-c');
       await waitScreen(/EXIT=0/);
     });
   });
