@@ -147,7 +147,7 @@ export class ApiClient {
    * A graphql-ws client that authenticates each (re)connection with a fresh
    * access token and reconnects with capped exponential backoff after a drop.
    */
-  wsClient(on: { connected?: () => void; closed?: (event: { code: number; reason: string }) => void; connecting?: (reconnecting: boolean) => void }): Client {
+  wsClient(on: { connected?: () => void; closed?: (event: { code: number; reason: string }) => void }): Client {
     // A ping without a pong in time means a half-open connection (a laptop that slept, a dead NAT entry): close it, and retry.
     let socket: WebSocket | undefined;
     let pongTimer: NodeJS.Timeout | undefined;
@@ -186,7 +186,6 @@ export class ApiClient {
           clearTimeout(pongTimer);
           on.closed?.(event as { code: number; reason: string });
         },
-        connecting: (reconnecting) => on.connecting?.(reconnecting),
       },
     });
   }

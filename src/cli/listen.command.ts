@@ -15,7 +15,8 @@ export interface ListenOptions {
   transform?: string;
   template?: string;
   delay?: string;
-  output?: string;
+  /** commander allows only `json`. */
+  output?: OutputMode;
 }
 
 /** The session as `startCliSession` / `updateCliSession` answer it. */
@@ -39,9 +40,8 @@ export interface SessionChange {
 export async function listen(portArg: string, sourceSlug: string | undefined, opts: ListenOptions, store = new ConfigStore()): Promise<void> {
   const target = { port: parsePort(portArg), path: parseForwardPath(opts.path ?? '/') };
   const delayMs = opts.delay === undefined ? undefined : parseDelayMs(opts.delay);
-  if (opts.output !== undefined && opts.output !== 'json' && opts.output !== 'pretty') throw new CliError(`invalid --output "${opts.output}": use json (or leave it out)`, 2);
   const client = new ApiClient(resolveApiUrl(opts.apiUrl, store.read()), store);
-  const screen = new ListenScreen((opts.output ?? 'pretty') as OutputMode);
+  const screen = new ListenScreen(opts.output ?? 'pretty');
   const listener = new Listener(client, screen, target, opts.project);
   await listener.start({ sourceSlugs: sourceSlug ? [sourceSlug] : undefined, transformName: opts.transform, templateName: opts.template, delayMs });
   await listener.finished;
