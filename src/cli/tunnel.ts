@@ -47,6 +47,8 @@ export class Tunnel {
   constructor(
     private readonly client: ApiClient,
     private readonly handlers: TunnelHandlers,
+    /** How long before the access token expires the tunnel moves to a fresh connection (within the client's refresh margin). */
+    private readonly rotateBeforeMs = REFRESH_MARGIN_MS / 2,
   ) {}
 
   open(): void {
@@ -90,7 +92,7 @@ export class Tunnel {
     clearTimeout(this.rotation);
     const expiresAt = this.client.accessTokenExpiresAt();
     if (expiresAt === undefined) return;
-    const inMs = Math.max(1_000, expiresAt - Date.now() - REFRESH_MARGIN_MS / 2);
+    const inMs = Math.max(1_000, expiresAt - Date.now() - this.rotateBeforeMs);
     this.rotation = setTimeout(() => this.open(), inMs);
     this.rotation.unref();
   }
