@@ -22,12 +22,12 @@ export interface ListenOptions {
 /** The session as `startCliSession` / `updateCliSession` answer it. */
 export interface CliSession {
   destination: { id: string; name: string };
-  sources: Array<{ slug: string }>;
+  sources: Array<{ slug: string; ingressUrl: string }>;
   transformName: string | null;
   templateName: string | null;
   delayMs: number;
 }
-const SESSION_FIELDS = 'destination { id name } sources { slug } transformName templateName delayMs';
+const SESSION_FIELDS = 'destination { id name } sources { slug ingressUrl } transformName templateName delayMs';
 
 export interface SessionChange {
   sourceSlugs?: string[];
@@ -86,6 +86,7 @@ export class Listener {
 
   private ready(): void {
     this.screen.notice(`Ready! Forwarding ${this.describe()} → POST ${localUrl(this.target.port, this.target.path)}`);
+    for (const source of this.session.sources) this.screen.notice(`${source.slug} receives at ${source.ingressUrl}`);
     this.screen.notice(`destination ${this.session.destination.name}${this.keys ? '   (h for help, q to quit)' : ''}`);
   }
 

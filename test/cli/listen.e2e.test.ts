@@ -140,6 +140,7 @@ describe('relay listen, end to end', () => {
     const listen = cli(['listen', String(receiverPort), source.slug, '--path', '/webhooks', '--output', 'json']);
     try {
       await listen.waitFor(/"message":"Ready! Forwarding/);
+      await listen.waitFor(new RegExp(`"message":"${source.slug} receives at http://\\S+/hooks/${source.slug}"`));
       await waitConnected();
       const bodies = ['{ "order":  1, "note": "héllo" }', '{"order":2}'];
       const ids = [];
