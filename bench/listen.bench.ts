@@ -84,11 +84,16 @@ export async function main(args: string[]): Promise<void> {
     if (!plan.ok) throw new Error(`plan: ${plan.status} ${await plan.text()}`);
     const endpoint = await post('/v1/endpoints', { name: 'Bench', slug: `bench-${randomBytes(3).toString('hex')}` }, token);
     const arrivedAt = new Map<string, number>();
+    /** The same event at the receiver again: a retry (the API did not take the CLI's answer in time). */
+    let duplicates = 0;
     const receiver = http.createServer((req, res) => {
       req.resume();
       req.on('end', () => {
         const id = Object.entries(req.headers).find(([name]) => name.endsWith('-event-id'))?.[1];
-        if (typeof id === 'string') arrivedAt.set(id, performance.now());
+        if (typeof id === 'string') {
+          if (arrivedAt.has(id)) duplicates++;
+          else arrivedAt.set(id, performance.now());
+        }
         res.end('ok');
       });
     });
@@ -159,6 +164,8 @@ export async function main(args: string[]): Promise<void> {
     const burstArrived = await waitArrived(burstIds, 120_000);
     const lastArrival = Math.max(...burstArrived.map((id) => arrivedAt.get(id)!));
     const seconds = (lastArrival - burstStart) / 1000;
+    const burstTimes = burstArrived.map((id) => (arrivedAt.get(id)! - burstStart) / 1000).sort((a, b) => a - b);
+    const { rows: attemptRows } = await pg.query(`select status, coalesce(error, '') as error, count(*)::int as n from delivery_attempts group by 1, 2 order by 3 desc`);
     const cliCpuMsPerEvent = ((cpuSeconds(listen.pid!) - cliCpuBefore) * 1000) / Math.max(1, burstArrived.length);
 
     const figures = {
@@ -178,6 +185,9 @@ export async function main(args: string[]): Promise<void> {
         ingest_s: Number((ingestedIn / 1000).toFixed(2)),
         forward_s: Number(seconds.toFixed(2)),
         forwarded_events_per_s: Number((burstArrived.length / seconds).toFixed(1)),
+        arrived_by_s: { p50: percentile(burstTimes, 50), p95: percentile(burstTimes, 95), p100: percentile(burstTimes, 100) },
+        duplicates,
+        attempts: attemptRows,
         /** The CLI process's own cost: what one core of it could forward if the API kept up. */
         cli_cpu_ms_per_event: Number(cliCpuMsPerEvent.toFixed(2)),
         cli_events_per_cpu_s: Math.round(1000 / Math.max(0.01, cliCpuMsPerEvent)),

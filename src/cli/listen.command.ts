@@ -107,7 +107,7 @@ export class Listener {
       result = await forwardLocally(forward, this.target);
     }
     try {
-      await this.call('mutation Report($p: ID, $i: CliForwardResultInput!) { reportCliForward(projectId: $p, input: $i) }', { p: this.projectId, i: result });
+      await this.tunnel!.execute('mutation Report($p: ID, $i: CliForwardResultInput!) { reportCliForward(projectId: $p, input: $i) }', { p: this.projectId, i: result });
     } catch (err) {
       this.screen.notice(`could not report the result of ${forward.eventId}: ${(err as Error).message}`, 'warn');
     }

@@ -1,5 +1,5 @@
 import type { Client } from 'graphql-ws';
-import { type ApiClient, REFRESH_MARGIN_MS } from './api-client';
+import { type ApiClient, ApiError, REFRESH_MARGIN_MS } from './api-client';
 import { CliError } from './cli-errors';
 import type { CliForward } from './local-forwarder';
 
@@ -123,6 +123,33 @@ export class Tunnel {
   private fail(conn: Connection, err: Error): void {
     if (conn.retired || this.closing) return;
     this.handlers.onFatal(err);
+  }
+
+  /**
+   * A mutation over the tunnel's own socket (reportCliForward): no HTTP round
+   * trip per event, and, like every graphql-ws message, not counted against
+   * the management API's per-user request budget — which a busy `listen`
+   * (one report per event) would otherwise use up in seconds.
+   */
+  execute<T>(query: string, variables: Record<string, unknown>): Promise<T> {
+    const ws = this.current?.ws;
+    if (!ws) return Promise.reject(new CliError('the tunnel is not open'));
+    return new Promise<T>((resolve, reject) => {
+      let answer: { data?: unknown; errors?: ReadonlyArray<{ message: string; extensions?: Record<string, unknown> }> } | undefined;
+      ws.subscribe(
+        { query, variables },
+        {
+          next: (result) => (answer = result),
+          error: (err) => reject(err instanceof Error ? err : new CliError(Array.isArray(err) ? String(err[0]?.message) : `the tunnel closed (${(err as { code?: number }).code ?? 'unknown'})`)),
+          complete: () => {
+            const error = answer?.errors?.[0];
+            if (!answer) reject(new CliError('the tunnel closed before the API answered'));
+            else if (error) reject(new ApiError(error.message, String(error.extensions?.code ?? 'error'), error.extensions?.status as number | undefined));
+            else resolve(answer?.data as T);
+          },
+        },
+      );
+    });
   }
 
   async close(): Promise<void> {
