@@ -34,13 +34,16 @@ export const DASHBOARD_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** The built dashboard (`npm run build:dashboard`): RELAY_DASHBOARD_DIR, else dashboard/dist in the package. */
-export function dashboardDir(configured: string | undefined): string {
-  if (configured) return path.resolve(configured);
-  // src/http (run from source) or dist/src/http (compiled): the package root holds package.json.
+/** The directory holding package.json, whether this runs from src/ or from the compiled dist/src/. */
+export function packageRoot(): string {
   let dir = __dirname;
   while (!fs.existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
-  return path.join(dir, 'dashboard', 'dist');
+  return dir;
+}
+
+/** The built dashboard (`npm run build:dashboard`): RELAY_DASHBOARD_DIR, else dashboard/dist in the package. */
+export function dashboardDir(configured: string | undefined): string {
+  return configured ? path.resolve(configured) : path.join(packageRoot(), 'dashboard', 'dist');
 }
 
 function isApiPath(p: string): boolean {
