@@ -132,7 +132,7 @@ export function EventsPage() {
             ))}
           </select>
         </label>
-        {filters !== NO_FILTERS && (
+        {JSON.stringify(filters) !== JSON.stringify(NO_FILTERS) && (
           <button type="button" className="small" onClick={() => change(NO_FILTERS)}>
             Clear
           </button>
