@@ -64,6 +64,12 @@ describeInBrowser('dashboard: sign up, endpoint, destination, link, Test, live e
     await page.getByRole('link', { name: 'Endpoints' }).click();
     await page.getByRole('button', { name: 'New endpoint' }).click();
     await page.getByLabel('Name', { exact: true }).fill('Orders');
+    // A bad slug: the API's message appears under the field.
+    await page.getByLabel('Slug (optional)').fill('Not A Slug!');
+    await page.getByRole('button', { name: 'Create endpoint' }).click();
+    const slugField = page.locator('label.field', { has: page.getByLabel('Slug (optional)') });
+    await slugField.locator('.field-error').waitFor();
+    await page.getByLabel('Slug (optional)').fill('');
     await page.getByRole('button', { name: 'Create endpoint' }).click();
     signingSecret = (await page.getByTestId('secret-value').textContent()) ?? '';
     expect(signingSecret).toMatch(/^whsec_/);
@@ -155,7 +161,8 @@ describeInBrowser('dashboard: sign up, endpoint, destination, link, Test, live e
     env.expectNotReceived([PASSWORD]);
     expect(env.received.filter((r) => r.operation === 'CreateEndpoint' && r.body.includes(signingSecret))).toHaveLength(1);
     expect(env.refusals()).toEqual([]);
-    // Nor any other error: every request the screens sent was one the API accepts.
-    expect(env.received.filter((r) => r.kind === 'http' && (r.status! >= 400 || r.body.includes('"errors":['))).map((r) => `${r.operation ?? r.url}: ${r.body.slice(0, 200)}`)).toEqual([]);
+    // Nor any other error than the deliberate bad slug: every request the screens sent was one the API accepts.
+    const errors = env.received.filter((r) => r.kind === 'http' && (r.status! >= 400 || r.body.includes('"errors":[')));
+    expect(errors.map((r) => `${r.operation ?? r.url}: ${r.body.slice(0, 200)}`)).toEqual([expect.stringMatching(/^CreateEndpoint: .*"code":"invalid_input"/)]);
   });
 });
