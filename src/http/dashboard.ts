@@ -85,8 +85,8 @@ export function dashboardMiddleware(dir: string): Middleware {
       const hashed = path.relative(root, file).startsWith(`assets${path.sep}`);
       ctx.set('Cache-Control', hashed ? 'public, max-age=31536000, immutable' : 'public, max-age=300');
     }
-    ctx.status = 200;
-    ctx.body = ctx.method === 'HEAD' ? null : fs.createReadStream(file);
+    // Koa sends no body for HEAD and destroys the stream when the response finishes.
+    ctx.body = fs.createReadStream(file);
     ctx.length = (await fs.promises.stat(file)).size;
   };
 }
