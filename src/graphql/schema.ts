@@ -30,10 +30,21 @@ const rejectNulArguments: MiddlewareFn = ({ args }, next) => {
   return next();
 };
 
+/**
+ * A query's nullable argument given as `null` (`cursor: null`, `endpointId: null`, as clients send unset variables)
+ * means "not given", as an absent query parameter does in REST. Mutations keep null: there it can mean "clear".
+ */
+const readNullArgumentsAsAbsent: MiddlewareFn = ({ args, info }, next) => {
+  if (info.operation.operation !== 'mutation') {
+    for (const [name, value] of Object.entries(args)) if (value === null) delete args[name];
+  }
+  return next();
+};
+
 let cached: Promise<GraphQLSchema> | undefined;
 
 /** Built once per process. `npm run schema:emit` writes it to schema/schema.graphql. */
 export function buildRelaySchema(): Promise<GraphQLSchema> {
-  cached ??= buildSchema({ resolvers, validate: false, pubSub: noTopicPubSub, globalMiddlewares: [rejectNulArguments] });
+  cached ??= buildSchema({ resolvers, validate: false, pubSub: noTopicPubSub, globalMiddlewares: [rejectNulArguments, readNullArgumentsAsAbsent] });
   return cached;
 }
