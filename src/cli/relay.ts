@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { printSchema } from 'graphql';
@@ -8,6 +9,7 @@ import { createLogger, type Logger } from '../common/logger';
 import { ConfigError, type Config, loadConfig } from '../config/config';
 import { createOrm, migrate } from '../db/orm';
 import { buildRelaySchema } from '../graphql/schema';
+import { dashboardDir } from '../http/dashboard';
 import { withDevSecrets } from '../launcher/dev-secrets';
 import { type RunningService, startEmbeddedPostgres } from '../launcher/postgres';
 import { type NeededPort, PortInUseError, assertPortsFree } from '../launcher/ports';
@@ -24,6 +26,7 @@ const USAGE = `relay <command>
   migrate            apply database migrations and register Temporal search attributes
   emit-schema        write the GraphQL SDL to schema/schema.graphql
   bundle-workflows   pre-bundle workflow code for production workers
+  build-dashboard    build the web dashboard into dashboard/dist (--if-missing: only when it is not built)
   bench <name>       run a benchmark (ingress, delivery, render, sending)`;
 
 function config(env: NodeJS.ProcessEnv = process.env): Config {
@@ -167,6 +170,16 @@ async function emitSchema(): Promise<void> {
   process.stdout.write(`wrote ${out}\n`);
 }
 
+/** Runs Vite's build (`npm run build:dashboard`); with ifMissing, only when index.html is absent. */
+async function buildDashboard(ifMissing: boolean): Promise<void> {
+  const dir = dashboardDir(process.env.RELAY_DASHBOARD_DIR);
+  if (ifMissing && fs.existsSync(path.join(dir, 'index.html'))) return;
+  const vite = path.resolve(__dirname, '..', '..', 'node_modules', 'vite', 'bin', 'vite.js');
+  const viteConfig = path.resolve(__dirname, '..', '..', 'dashboard', 'vite.config.mts');
+  const result = spawnSync(process.execPath, [vite, 'build', '--config', viteConfig, '--outDir', dir], { stdio: 'inherit' });
+  if (result.status !== 0) throw new Error(`dashboard build failed (exit ${result.status})`);
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   switch (command) {
@@ -183,6 +196,8 @@ async function main(argv: string[]): Promise<void> {
     case 'bundle-workflows':
       process.stdout.write(`wrote ${await bundleWorkflows()}\n`);
       return;
+    case 'build-dashboard':
+      return buildDashboard(rest.includes('--if-missing'));
     case 'bench': {
       const name = rest[0] ?? '';
       const file = path.resolve(__dirname, '..', '..', 'bench', `${name}.bench`);

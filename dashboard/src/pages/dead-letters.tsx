@@ -1,0 +1,4 @@
+import { Page } from '../components';
+export function DeadLettersPage() {
+  return <Page title="Dead letters">…</Page>;
+}

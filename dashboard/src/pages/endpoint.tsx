@@ -1,0 +1,4 @@
+import { Page } from '../components';
+export function EndpointPage() {
+  return <Page title="Endpoint">…</Page>;
+}

@@ -1,0 +1,4 @@
+import { Page } from '../components';
+export function EndpointsPage() {
+  return <Page title="Endpoints">…</Page>;
+}

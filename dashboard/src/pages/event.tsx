@@ -1,0 +1,4 @@
+import { Page } from '../components';
+export function EventPage() {
+  return <Page title="Event">…</Page>;
+}

@@ -1,0 +1,4 @@
+import { Page } from '../components';
+export function EventsPage() {
+  return <Page title="Events">…</Page>;
+}
