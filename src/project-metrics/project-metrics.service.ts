@@ -30,11 +30,13 @@ interface Scope {
   knex: Knex;
   projectId: string;
   endpointId: string | null;
+  /** The project's destinations, as constants: the planner then estimates their attempts from the column statistics (through a join it averages over every project's destinations and may scan all attempts of the window). */
+  destinationIds: string[];
   window: MetricsWindow;
 }
 
 /** `[interval, lower id bound, from, to]`: the bindings every windowed query starts with. */
-const windowBindings = (w: MetricsWindow) => [`${w.bucketSeconds} seconds`, uuidv7LowerBound(w.from.getTime()), w.from, w.to];
+const windowBindings = (w: MetricsWindow): [string, string, Date, Date] => [`${w.bucketSeconds} seconds`, uuidv7LowerBound(w.from.getTime()), w.from, w.to];
 
 async function eventCounts({ knex, projectId, endpointId, window }: Scope): Promise<Array<{ bucket: Date; received: number; filtered: number }>> {
   const [interval, lowerId, from, to] = windowBindings(window);
@@ -51,38 +53,45 @@ async function eventCounts({ knex, projectId, endpointId, window }: Scope): Prom
   return rows;
 }
 
-/** Attempts in the window: through the project's destinations' (destination_id, id) index; an endpoint narrows by its deliveries. */
-function attemptsFrom(endpointId: string | null): string {
-  return `delivery_attempts a
-      join destinations dst on dst.id = a.destination_id and dst.project_id = ?
+/** Attempts in the window, on the (destination_id, id) index of the project's destinations; an endpoint narrows by its deliveries. */
+function attemptsFrom({ endpointId, destinationIds, window }: Scope): { sql: string; bindings: Array<string | Date> } {
+  const [, lowerId, from, to] = windowBindings(window);
+  return {
+    sql: `delivery_attempts a
       ${endpointId ? 'join deliveries d on d.id = a.delivery_id and d.endpoint_id = ?' : ''}
-     where a.id >= ?::uuid and a.created_at >= ? and a.created_at < ?`;
+     where a.destination_id = any(?::uuid[]) and a.id >= ?::uuid and a.created_at >= ? and a.created_at < ?`,
+    bindings: [...(endpointId ? [endpointId] : []), `{${destinationIds.join(',')}}`, lowerId, from, to],
+  };
 }
 
-async function attemptCounts({ knex, projectId, endpointId, window }: Scope): Promise<Array<{ bucket: Date; succeeded: number; failed: number; retrying: number }>> {
-  const [interval, lowerId, from, to] = windowBindings(window);
-  const { rows } = await knex.raw(
+async function attemptCounts(scope: Scope): Promise<Array<{ bucket: Date; succeeded: number; failed: number; retrying: number }>> {
+  if (!scope.destinationIds.length) return [];
+  const attempts = attemptsFrom(scope);
+  const { rows } = await scope.knex.raw(
     `select date_bin(?::interval, a.created_at, timestamptz 'epoch') as bucket,
             (count(*) filter (where a.status = 'success'))::int as succeeded,
             (count(*) filter (where a.status = 'failed'))::int as failed,
             (count(*) filter (where a.status = 'retrying'))::int as retrying
-       from ${attemptsFrom(endpointId)}
+       from ${attempts.sql}
       group by 1`,
-    [interval, projectId, ...(endpointId ? [endpointId] : []), lowerId, from, to],
+    [windowBindings(scope.window)[0], ...attempts.bindings],
   );
   return rows;
 }
 
-async function latencies({ knex, projectId, endpointId, window }: Scope): Promise<DestinationLatencyView[]> {
-  const [, lowerId, from, to] = windowBindings(window);
-  const { rows } = await knex.raw(
-    `select a.destination_id, dst.name as destination_name, count(*)::int as attempts,
-            percentile_cont(0.5) within group (order by a.latency_ms) as p50_ms,
-            percentile_cont(0.95) within group (order by a.latency_ms) as p95_ms
-       from ${attemptsFrom(endpointId)} and a.latency_ms is not null
-      group by a.destination_id, dst.name
-      order by dst.name, a.destination_id`,
-    [projectId, ...(endpointId ? [endpointId] : []), lowerId, from, to],
+async function latencies(scope: Scope): Promise<DestinationLatencyView[]> {
+  if (!scope.destinationIds.length) return [];
+  const attempts = attemptsFrom(scope);
+  const { rows } = await scope.knex.raw(
+    `select l.destination_id, dst.name as destination_name, l.attempts, l.p50_ms, l.p95_ms
+       from (select a.destination_id, count(*)::int as attempts,
+                    percentile_cont(0.5) within group (order by a.latency_ms) as p50_ms,
+                    percentile_cont(0.95) within group (order by a.latency_ms) as p95_ms
+               from ${attempts.sql} and a.latency_ms is not null
+              group by a.destination_id) l
+       join destinations dst on dst.id = l.destination_id
+      order by dst.name, l.destination_id`,
+    attempts.bindings,
   );
   return rows.map((r: DestinationLatencyView) => ({ ...r, p50_ms: Number(r.p50_ms), p95_ms: Number(r.p95_ms) }));
 }
@@ -90,7 +99,9 @@ async function latencies({ knex, projectId, endpointId, window }: Scope): Promis
 export async function getProjectMetrics(ctx: ProjectContext, query: ProjectMetricsQuery, now = new Date()): Promise<ProjectMetricsView> {
   const endpointId = query.endpoint_id ? (await findEndpoint(ctx, query.endpoint_id)).id : null;
   const window = metricsWindow(query.range, now);
-  const scope: Scope = { knex: ctx.em.getConnection().getKnex(), projectId: ctx.project.id, endpointId, window };
+  const knex = ctx.em.getConnection().getKnex();
+  const destinations: Array<{ id: string }> = (await knex.raw('select id from destinations where project_id = ?', [ctx.project.id])).rows;
+  const scope: Scope = { knex, projectId: ctx.project.id, endpointId, destinationIds: destinations.map((d) => d.id), window };
   const [events, attempts, latency, deadLetters] = await Promise.all([
     eventCounts(scope),
     attemptCounts(scope),
