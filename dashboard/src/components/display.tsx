@@ -17,6 +17,8 @@ export function Page({ title, actions, children }: { title: ReactNode; actions?:
 const STATUS_CLASS: Record<string, string> = {
   success: 'ok',
   received: 'ok',
+  active: 'ok',
+  inactive: 'muted',
   failed: 'bad',
   canceled: 'muted',
   filtered: 'muted',

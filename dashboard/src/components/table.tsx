@@ -14,9 +14,10 @@ export function Table<Row>(props: {
   rowKey: (row: Row) => string;
   empty?: ReactNode;
   onRowClick?: (row: Row) => void;
+  rowClassName?: (row: Row) => string | undefined;
   label?: string;
 }) {
-  const { rows, columns, rowKey, empty, onRowClick, label } = props;
+  const { rows, columns, rowKey, empty, onRowClick, rowClassName, label } = props;
   if (rows.length === 0 && empty) return <>{empty}</>;
   return (
     <div className="table-wrap">
@@ -32,7 +33,10 @@ export function Table<Row>(props: {
         </thead>
         <tbody>
           {rows.map((row) => (
-            <tr key={rowKey(row)} className={onRowClick ? 'clickable' : undefined} onClick={onRowClick ? () => onRowClick(row) : undefined}>
+            <tr
+              key={rowKey(row)}
+              className={[onRowClick && 'clickable', rowClassName?.(row)].filter(Boolean).join(' ') || undefined}
+              onClick={onRowClick ? () => onRowClick(row) : undefined}>
               {columns.map((c, i) => (
                 <td key={i} className={c.className}>
                   {c.cell(row)}

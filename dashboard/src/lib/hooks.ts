@@ -1,4 +1,4 @@
-import { useCallback, useMemo } from 'react';
+import { useCallback, useEffect, useMemo, useRef } from 'react';
 import { useMutation, useQuery, useSubscription, type AnyVariables, type DocumentInput, type RequestPolicy, type UseQueryArgs } from 'urql';
 import { useWorkspace } from './session';
 
@@ -41,8 +41,13 @@ export function useProjectSubscription<Data = unknown, Vars extends AnyVariables
   const { project } = useWorkspace();
   const key = JSON.stringify(variables);
   const vars = useMemo(() => ({ ...(JSON.parse(key) as object), projectId: project.id }) as unknown as Vars, [project.id, key]);
+  // The latest callback sees the latest state (filters), without resubscribing on every render.
+  const latest = useRef(onData);
+  useEffect(() => {
+    latest.current = onData;
+  });
   return useSubscription<Data, Data, Vars>({ query, variables: vars, pause } as never, (_previous, data) => {
-    onData(data);
+    latest.current(data);
     return data;
   });
 }
