@@ -176,7 +176,8 @@ async function buildDashboard(ifMissing: boolean): Promise<void> {
   if (ifMissing && fs.existsSync(path.join(dir, 'index.html'))) return;
   const vite = path.resolve(__dirname, '..', '..', 'node_modules', 'vite', 'bin', 'vite.js');
   const viteConfig = path.resolve(__dirname, '..', '..', 'dashboard', 'vite.config.mts');
-  const result = spawnSync(process.execPath, [vite, 'build', '--config', viteConfig, '--outDir', dir], { stdio: 'inherit' });
+  // NODE_ENV=production whatever the caller's (jest sets `test`): otherwise React's development build ships.
+  const result = spawnSync(process.execPath, [vite, 'build', '--config', viteConfig, '--outDir', dir], { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
   if (result.status !== 0) throw new Error(`dashboard build failed (exit ${result.status})`);
 }
 

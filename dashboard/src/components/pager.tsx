@@ -2,11 +2,12 @@ import { useCallback, useState } from 'react';
 
 /** Cursor paging state: the cursor of the page shown and the ones before it (for "Previous"). */
 export function useCursorPager() {
-  const [stack, setStack] = useState<(string | null)[]>([null]);
+  // undefined, not null, for the first page: the API refuses `cursor: null`.
+  const [stack, setStack] = useState<(string | undefined)[]>([undefined]);
   const cursor = stack[stack.length - 1];
   const next = useCallback((nextCursor: string) => setStack((s) => [...s, nextCursor]), []);
   const previous = useCallback(() => setStack((s) => (s.length > 1 ? s.slice(0, -1) : s)), []);
-  const reset = useCallback(() => setStack([null]), []);
+  const reset = useCallback(() => setStack([undefined]), []);
   return { cursor, page: stack.length, next, previous, reset };
 }
 

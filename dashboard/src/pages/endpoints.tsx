@@ -37,7 +37,8 @@ export function EndpointsPage() {
   const [{ data, error, fetching }, refetch] = useProjectQuery<{ endpoints: ListPage<EndpointRow> }>(ENDPOINTS, { cursor: pager.cursor });
   const [, navigate] = useLocation();
   const [creating, setCreating] = useState(false);
-  const [created, setCreated] = useState<{ id: string; name: string; signingSecret: string }>();
+  const [created, setCreated] = useState<{ id: string; name: string }>();
+  const [secret, setSecret] = useState<string>();
   return (
     <Page
       title="Endpoints"
@@ -50,18 +51,17 @@ export function EndpointsPage() {
       }
     >
       {created && (
-        <>
-          <SecretOnce label={`Signing secret of ${created.name}`} value={created.signingSecret} onDone={() => setCreated(undefined)} />
-          <p>
-            <Link href={`/endpoints/${created.id}`}>Open {created.name} →</Link>
-          </p>
-        </>
+        <div className="notice">
+          Created {created.name}. <Link href={`/endpoints/${created.id}`}>Open {created.name} →</Link>
+        </div>
       )}
+      {secret && <SecretOnce label={`Signing secret of ${created?.name ?? 'the endpoint'}`} value={secret} onDone={() => setSecret(undefined)} />}
       {creating && (
         <CreateEndpointForm
           onCreated={(endpoint) => {
             setCreating(false);
-            setCreated(endpoint);
+            setCreated({ id: endpoint.id, name: endpoint.name });
+            setSecret(endpoint.signingSecret);
             refetch({ requestPolicy: 'network-only' });
           }}
         />
