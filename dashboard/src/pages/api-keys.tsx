@@ -58,7 +58,7 @@ export function ApiKeysPage() {
         label="API keys"
         rows={data?.apiKeys.data ?? []}
         rowKey={(k) => k.id}
-        empty={!fetching && <EmptyState title="No API keys yet">Create one above for scripts, CI or another service; it is shown once.</EmptyState>}
+        empty={fetching ? <div className="loading">Loading…</div> : !error && <EmptyState title="No API keys yet">Create one above for scripts, CI or another service; it is shown once.</EmptyState>}
         columns={[
           { header: 'Name', cell: (k) => k.name },
           { header: 'Prefix', cell: (k) => `${k.prefix}…`, className: 'mono' },

@@ -89,16 +89,20 @@ export function DestinationsPage() {
         rowKey={(d) => d.id}
         onRowClick={(d) => navigate(`/destinations/${d.id}`)}
         empty={
-          !fetching && (
-            <EmptyState title="No destinations yet">
-              A destination is where events go: a webhook URL or a chat channel. Create one, then link it to an endpoint on the endpoint’s page.
-            </EmptyState>
+          fetching ? (
+            <div className="loading">Loading…</div>
+          ) : (
+            !error && (
+              <EmptyState title="No destinations yet">
+                A destination is where events go: a webhook URL or a chat channel. Create one, then link it to an endpoint on the endpoint’s page.
+              </EmptyState>
+            )
           )
         }
         columns={[
           { header: 'Name', cell: (d) => <Link href={`/destinations/${d.id}`}>{d.name}</Link> },
           { header: 'Type', cell: (d) => d.type },
-          { header: 'Target', cell: (d) => target(d), className: 'mono' },
+          { header: 'Target', cell: (d) => <code>{target(d)}</code> },
           { header: 'Signed', cell: (d) => (d.type === 'webhook' ? (d.hasSigningSecret ? 'yes' : 'no') : '—'), className: 'hide-narrow' },
           { header: 'Active', cell: (d) => (d.isActive ? 'yes' : <span className="muted">paused</span>) },
           { header: 'Created', cell: (d) => <Time value={d.createdAt} />, className: 'hide-narrow' },
@@ -214,7 +218,9 @@ function CreateDestination({ onCreated }: { onCreated: (id: string) => void }) {
 
 export function DestinationPage() {
   const { id } = useParams<{ id: string }>();
-  const [{ data, error }] = useProjectQuery<{ destination: Destination }>(ONE, { id });
+  const [{ data, error }, refetch] = useProjectQuery<{ destination: Destination }>(ONE, { id });
+  // No normalized cache: a mutation's answer does not update this query, so re-read after each change.
+  const reload = () => refetch({ requestPolicy: 'network-only' });
   const [deleted, remove] = useProjectMutation(DELETE);
   const [, navigate] = useLocation();
   const canWrite = useCan('write');
@@ -237,8 +243,8 @@ export function DestinationPage() {
     >
       <ErrorMessage error={deleted.error} />
       <div className="grid2">
-        {canWrite ? <EditDestination destination={d} /> : <DestinationSummary destination={d} />}
-        {d.type === 'webhook' && <SigningSecret destination={d} />}
+        {canWrite ? <EditDestination destination={d} onSaved={reload} /> : <DestinationSummary destination={d} />}
+        {d.type === 'webhook' && <SigningSecret destination={d} onChanged={reload} />}
       </div>
     </Page>
   );
@@ -259,7 +265,7 @@ function DestinationSummary({ destination: d }: { destination: Destination }) {
   );
 }
 
-function EditDestination({ destination: d }: { destination: Destination }) {
+function EditDestination({ destination: d, onSaved }: { destination: Destination; onSaved: () => void }) {
   const [form, setForm] = useState<FormState>({
     ...BLANK,
     name: d.name,
@@ -279,9 +285,10 @@ function EditDestination({ destination: d }: { destination: Destination }) {
     if (result.data) {
       setSaved(true);
       setForm((f) => ({ ...f, webhookUrl: '', botToken: '' }));
+      onSaved();
     }
   };
-  const toggle = async () => update({ id: d.id, input: { isActive: !d.isActive } });
+  const toggle = async () => (await update({ id: d.id, input: { isActive: !d.isActive } })).data && onSaved();
   return (
     <form className="form card" onSubmit={submit} aria-label="Edit destination">
       <h2>Settings</h2>
@@ -306,7 +313,7 @@ function EditDestination({ destination: d }: { destination: Destination }) {
 }
 
 /** Rotate (new secret, previous one keeps signing during the overlap), cut over at once, or clear. */
-function SigningSecret({ destination: d }: { destination: Destination }) {
+function SigningSecret({ destination: d, onChanged }: { destination: Destination; onChanged: () => void }) {
   const [overlapHours, setOverlapHours] = useState('24');
   const [shown, setShown] = useState<string | null>(null);
   const [rotated, rotate] = useProjectMutation(ROTATE);
@@ -314,7 +321,9 @@ function SigningSecret({ destination: d }: { destination: Destination }) {
   const run = async (overlapSeconds: number) => {
     const secret = generateSecret();
     const result = await rotate({ id: d.id, input: { signingSecret: secret, overlapSeconds } });
-    if (result.data) setShown(secret);
+    if (!result.data) return;
+    setShown(secret);
+    onChanged();
   };
   return (
     <div className="card" aria-label="Signing secret">
@@ -344,7 +353,7 @@ function SigningSecret({ destination: d }: { destination: Destination }) {
               </ConfirmButton>
             )}
             {d.hasSigningSecret && (
-              <ConfirmButton danger confirmText="Stop signing: confirm" onConfirm={() => clear({ id: d.id })}>
+              <ConfirmButton danger confirmText="Stop signing: confirm" onConfirm={async () => (await clear({ id: d.id })).data && onChanged()}>
                 Clear
               </ConfirmButton>
             )}

@@ -25,7 +25,9 @@ interface Invite {
 const ROLES: Role[] = ['viewer', 'developer', 'admin', 'owner'];
 
 const MEMBERS = gql`query Members($organizationId: ID!) {
-  members(organizationId: $organizationId, limit: 200) { data { id userId email name role createdAt } }
+  members(organizationId: $organizationId, limit: 200) { data { id userId email name role createdAt } } }`;
+/** Admins only: the page does not ask for what the role would be refused. */
+const INVITES = gql`query Invites($organizationId: ID!) {
   invites(organizationId: $organizationId, limit: 200) { data { id email role status expiresAt createdAt } } }`;
 const CHANGE_ROLE = gql`mutation ChangeMemberRole($organizationId: ID!, $memberId: ID!, $role: String!) {
   changeMemberRole(organizationId: $organizationId, memberId: $memberId, role: $role) { id role } }`;
@@ -39,27 +41,31 @@ export function MembersPage() {
   const isAdmin = useCan('admin');
   const isOwner = useCan('owner');
   const variables = { organizationId: organization.id };
-  const [{ data, error, fetching }, refetch] = useQuery<{ members: { data: Member[] }; invites: { data: Invite[] } }>({ query: MEMBERS, variables });
+  const [{ data, error, fetching }, refetchMembers] = useQuery<{ members: { data: Member[] } }>({ query: MEMBERS, variables });
+  const [invites, refetchInvites] = useQuery<{ invites: { data: Invite[] } }>({ query: INVITES, variables, pause: !isAdmin });
   const [changed, changeRole] = useMutation(CHANGE_ROLE);
   const [removed, remove] = useMutation(REMOVE);
   const [revoked, revoke] = useMutation(REVOKE);
-  const reload = () => refetch({ requestPolicy: 'network-only' });
+  const reload = () => {
+    refetchMembers({ requestPolicy: 'network-only' });
+    if (isAdmin) refetchInvites({ requestPolicy: 'network-only' });
+  };
   // Admins manage everyone but owners; only owners grant or change the owner role.
   const manageable = (m: Member) => m.userId !== user.id && (isOwner || (isAdmin && m.role !== 'owner'));
   const grantable = ROLES.filter((r) => isOwner || r !== 'owner');
-  const pending = (data?.invites.data ?? []).filter((i) => i.status === 'pending');
+  const pending = (invites.data?.invites.data ?? []).filter((i) => i.status === 'pending');
 
   return (
     <Page title={`Members of ${organization.name}`}>
       <Can permission="admin">
         <InviteForm organizationId={organization.id} roles={grantable} onInvited={reload} />
       </Can>
-      <ErrorMessage error={error ?? changed.error ?? removed.error ?? revoked.error} />
+      <ErrorMessage error={error ?? invites.error ?? changed.error ?? removed.error ?? revoked.error} />
       <Table
         label="Members"
         rows={data?.members.data ?? []}
         rowKey={(m) => m.id}
-        empty={!fetching && <EmptyState title="No members">Invite someone above.</EmptyState>}
+        empty={fetching ? <div className="loading">Loading…</div> : !error && <EmptyState title="No members">Invite someone above.</EmptyState>}
         columns={[
           { header: 'Email', cell: (m) => m.email },
           { header: 'Name', cell: (m) => m.name ?? <span className="muted">—</span>, className: 'hide-narrow' },
@@ -88,16 +94,21 @@ export function MembersPage() {
           },
         ]}
       />
+      {isAdmin && <PendingInvites invites={pending} organizationId={organization.id} revoke={revoke} reload={reload} />}
+    </Page>
+  );
+}
+
+function PendingInvites(props: { invites: Invite[]; organizationId: string; revoke: (vars: { organizationId: string; inviteId: string }) => Promise<{ data?: unknown }>; reload: () => void }) {
+  const { invites, organizationId, revoke, reload } = props;
+  return (
+    <>
       <h2>Pending invites</h2>
       <Table
         label="Pending invites"
-        rows={pending}
+        rows={invites}
         rowKey={(i) => i.id}
-        empty={
-          <EmptyState title="No pending invites">
-            {isAdmin ? 'Invite someone with the form above; they join with the role you pick when they sign up with the invite token.' : 'Admins and owners invite people.'}
-          </EmptyState>
-        }
+        empty={<EmptyState title="No pending invites">Invite someone with the form above; they join with the role you pick when they sign up with the invite token.</EmptyState>}
         columns={[
           { header: 'Email', cell: (i) => i.email },
           { header: 'Role', cell: (i) => <span className="badge">{i.role}</span> },
@@ -106,16 +117,14 @@ export function MembersPage() {
           {
             header: '',
             cell: (i) => (
-              <Can permission="admin">
-                <ConfirmButton danger onConfirm={async () => (await revoke({ ...variables, inviteId: i.id })).data && reload()}>
-                  Revoke
-                </ConfirmButton>
-              </Can>
+              <ConfirmButton danger onConfirm={async () => (await revoke({ organizationId, inviteId: i.id })).data && reload()}>
+                Revoke
+              </ConfirmButton>
             ),
           },
         ]}
       />
-    </Page>
+    </>
   );
 }
 

@@ -81,10 +81,14 @@ export function TemplatesPage() {
         rowKey={(t) => t.id}
         onRowClick={(t) => navigate(`/templates/${t.id}`)}
         empty={
-          !fetching && (
-            <EmptyState title="No templates yet">
-              Without a template chat destinations get the default message (event type and top-level fields). Create one above to shape it.
-            </EmptyState>
+          fetching ? (
+            <div className="loading">Loading…</div>
+          ) : (
+            !error && (
+              <EmptyState title="No templates yet">
+                Without a template chat destinations get the default message (event type and top-level fields). Create one above to shape it.
+              </EmptyState>
+            )
           )
         }
         columns={[
@@ -99,10 +103,10 @@ export function TemplatesPage() {
 
 export function TemplatePage() {
   const { id } = useParams<{ id: string }>();
-  const [{ data, error }] = useProjectQuery<{ template: Template }>(ONE, { id });
+  const [{ data, error }, refetch] = useProjectQuery<{ template: Template }>(ONE, { id });
   const t = data?.template;
   if (!t) return <Page title="Template">{error ? <ErrorMessage error={error} /> : <div className="loading">Loading…</div>}</Page>;
-  return <TemplateEditor key={t.id} template={t} />;
+  return <TemplateEditor key={t.id} template={t} onSaved={() => refetch({ requestPolicy: 'network-only' })} />;
 }
 
 function parseConfig(text: string): { config?: Record<string, unknown>; problem?: string } {
@@ -115,7 +119,7 @@ function parseConfig(text: string): { config?: Record<string, unknown>; problem?
   }
 }
 
-function TemplateEditor({ template }: { template: Template }) {
+function TemplateEditor({ template, onSaved }: { template: Template; onSaved: () => void }) {
   const canWrite = useCan('write');
   const [name, setName] = useState(template.name);
   const [text, setText] = useState(JSON.stringify(template.config, null, 2));
@@ -133,6 +137,7 @@ function TemplateEditor({ template }: { template: Template }) {
     if (!parsed.config) return;
     const result = await save({ id: template.id, input: { name, config: parsed.config } });
     setJustSaved(!!result.data);
+    if (result.data) onSaved();
   };
 
   return (

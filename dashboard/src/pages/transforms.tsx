@@ -65,8 +65,12 @@ export function TransformsPage() {
         rowKey={(t) => t.id}
         onRowClick={(t) => navigate(`/transforms/${t.id}`)}
         empty={
-          !fetching && (
-            <EmptyState title="No transforms yet">Create one above, try it against a stored event, then pick it on an endpoint’s destination link.</EmptyState>
+          fetching ? (
+            <div className="loading">Loading…</div>
+          ) : (
+            !error && (
+              <EmptyState title="No transforms yet">Create one above, try it against a stored event, then pick it on an endpoint’s destination link.</EmptyState>
+            )
           )
         }
         columns={[
@@ -82,13 +86,13 @@ export function TransformsPage() {
 
 export function TransformPage() {
   const { id } = useParams<{ id: string }>();
-  const [{ data, error }] = useProjectQuery<{ transform: Transform }>(ONE, { id });
+  const [{ data, error }, refetch] = useProjectQuery<{ transform: Transform }>(ONE, { id });
   const t = data?.transform;
   if (!t) return <Page title="Transform">{error ? <ErrorMessage error={error} /> : <div className="loading">Loading…</div>}</Page>;
-  return <TransformEditor key={t.id} transform={t} />;
+  return <TransformEditor key={t.id} transform={t} onSaved={() => refetch({ requestPolicy: 'network-only' })} />;
 }
 
-function TransformEditor({ transform }: { transform: Transform }) {
+function TransformEditor({ transform, onSaved }: { transform: Transform; onSaved: () => void }) {
   const canWrite = useCan('write');
   const [name, setName] = useState(transform.name);
   const [expression, setExpression] = useState(transform.expression);
@@ -103,6 +107,7 @@ function TransformEditor({ transform }: { transform: Transform }) {
     setJustSaved(false);
     const result = await save({ id: transform.id, input: { name, expression } });
     setJustSaved(!!result.data);
+    if (result.data) onSaved();
   };
 
   return (
