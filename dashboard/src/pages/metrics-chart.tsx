@@ -35,9 +35,9 @@ export function Chart(props: {
     const opts: Options = {
       width: Math.max(el.clientWidth, 200),
       height,
-      scales: { x: categories ? { time: false, range: (_u, min, max) => [min - 0.5, max + 0.5] } : { time: true }, y: { range: (_u, _min, max) => [0, Math.max(max, 1)] } },
+      scales: { x: { time: !categories }, y: { range: (_u, _min, max) => [0, Math.max(max, 1)] } },
       axes: [
-        categories ? { values: (_u, ticks) => ticks.map((t) => categories[t] ?? ''), splits: () => categories.map((_, i) => i) } : {},
+        categories ? { values: (_u, ticks) => ticks.map((t) => categories[t] ?? ''), splits: () => categories.map((_, i) => i), grid: { show: false } } : {},
         { values: (_u, ticks) => ticks.map((t) => format(t)), size: 56 },
       ],
       series: [
@@ -47,7 +47,7 @@ export function Chart(props: {
           stroke: s.color,
           fill: s.bars ? `${s.color}cc` : undefined,
           width: s.bars ? 0 : 2,
-          ...(s.points ? { points: { show: true, size: 5 } } : {}),
+          ...(s.points || s.bars ? { points: { show: !!s.points, size: 5 } } : {}),
           // Bar series side by side around their x: the first to the left, the second to the right.
           paths: s.bars ? uPlot.paths.bars!({ size: [0.7 / series.length, 48], align: series.length === 2 ? (i === 0 ? -1 : 1) : 0 }) : undefined,
           value: (_u: uPlot, v: number | null) => format(v),

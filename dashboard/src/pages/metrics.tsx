@@ -169,7 +169,12 @@ function chartData(m: Metrics): { events: AlignedData; deliveries: AlignedData; 
     events: [x, pick('eventsReceived'), pick('eventsFiltered')],
     deliveries: [x, pick('deliveriesSucceeded'), pick('deliveriesFailed'), pick('deliveriesRetrying')],
     rate: [x, rate],
-    latency: [m.latency.map((_, i) => i), m.latency.map((l) => l.p50Ms), m.latency.map((l) => l.p95Ms)],
+    // Half a slot of empty x on each side, so that the first and last bars are not cut at the edges.
+    latency: [
+      [-0.5, ...m.latency.map((_, i) => i), m.latency.length - 0.5],
+      [null, ...m.latency.map((l) => l.p50Ms), null],
+      [null, ...m.latency.map((l) => l.p95Ms), null],
+    ],
     destinations: m.latency.map((l) => l.destinationName),
   };
 }
