@@ -9,7 +9,7 @@ import { createLogger, type Logger } from '../common/logger';
 import { ConfigError, type Config, loadConfig } from '../config/config';
 import { createOrm, migrate } from '../db/orm';
 import { buildRelaySchema } from '../graphql/schema';
-import { dashboardDir } from '../http/dashboard';
+import { dashboardDir, packageRoot } from '../http/dashboard';
 import { withDevSecrets } from '../launcher/dev-secrets';
 import { type RunningService, startEmbeddedPostgres } from '../launcher/postgres';
 import { type NeededPort, PortInUseError, assertPortsFree } from '../launcher/ports';
@@ -174,8 +174,13 @@ async function emitSchema(): Promise<void> {
 async function buildDashboard(ifMissing: boolean): Promise<void> {
   const dir = dashboardDir(process.env.RELAY_DASHBOARD_DIR);
   if (ifMissing && fs.existsSync(path.join(dir, 'index.html'))) return;
-  const vite = path.resolve(__dirname, '..', '..', 'node_modules', 'vite', 'bin', 'vite.js');
-  const viteConfig = path.resolve(__dirname, '..', '..', 'dashboard', 'vite.config.mts');
+  const vite = path.join(packageRoot(), 'node_modules', 'vite', 'bin', 'vite.js');
+  if (ifMissing && !fs.existsSync(vite)) {
+    // A production install without devDependencies: start without the dashboard rather than not at all.
+    process.stderr.write('relay: the dashboard is not built and Vite is not installed; the API starts without it (npm run build)\n');
+    return;
+  }
+  const viteConfig = path.join(packageRoot(), 'dashboard', 'vite.config.mts');
   // NODE_ENV=production whatever the caller's (jest sets `test`): otherwise React's development build ships.
   const result = spawnSync(process.execPath, [vite, 'build', '--config', viteConfig, '--outDir', dir], { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
   if (result.status !== 0) throw new Error(`dashboard build failed (exit ${result.status})`);

@@ -46,6 +46,13 @@ describe('dashboardMiddleware', () => {
     }
   });
 
+  it('answers HEAD like GET, without a body', async () => {
+    const res = await fetch(`${base}/assets/index-abc123.js`, { method: 'HEAD' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-length')).toBe(String('console.log(1)'.length));
+    expect(await res.text()).toBe('');
+  });
+
   it('caches hashed assets for a year and other files briefly', async () => {
     const asset = await fetch(`${base}/assets/index-abc123.js`);
     expect(asset.status).toBe(200);

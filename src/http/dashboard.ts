@@ -34,13 +34,16 @@ export const DASHBOARD_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** The built dashboard (`npm run build:dashboard`): RELAY_DASHBOARD_DIR, else dashboard/dist in the package. */
-export function dashboardDir(configured: string | undefined): string {
-  if (configured) return path.resolve(configured);
-  // src/http (run from source) or dist/src/http (compiled): the package root holds package.json.
+/** The directory holding package.json, whether this runs from src/ or from the compiled dist/src/. */
+export function packageRoot(): string {
   let dir = __dirname;
   while (!fs.existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
-  return path.join(dir, 'dashboard', 'dist');
+  return dir;
+}
+
+/** The built dashboard (`npm run build:dashboard`): RELAY_DASHBOARD_DIR, else dashboard/dist in the package. */
+export function dashboardDir(configured: string | undefined): string {
+  return configured ? path.resolve(configured) : path.join(packageRoot(), 'dashboard', 'dist');
 }
 
 function isApiPath(p: string): boolean {
@@ -82,8 +85,8 @@ export function dashboardMiddleware(dir: string): Middleware {
       const hashed = path.relative(root, file).startsWith(`assets${path.sep}`);
       ctx.set('Cache-Control', hashed ? 'public, max-age=31536000, immutable' : 'public, max-age=300');
     }
-    ctx.status = 200;
-    ctx.body = ctx.method === 'HEAD' ? null : fs.createReadStream(file);
+    // Koa sends no body for HEAD and destroys the stream when the response finishes.
+    ctx.body = fs.createReadStream(file);
     ctx.length = (await fs.promises.stat(file)).size;
   };
 }

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { gql } from 'urql';
 import { useLocation } from 'wouter';
 import { EmptyState, ErrorMessage, Page, Pager, StatusBadge, Table, Time, useCursorPager } from '../components';
@@ -77,6 +77,12 @@ export function EventsPage() {
     setLive([]);
     pager.reset();
   };
+  // The type box queries once typing pauses, not on every key.
+  const [typeText, setTypeText] = useState('');
+  useEffect(() => {
+    const t = setTimeout(() => typeText.trim() !== filters.eventType && change({ eventType: typeText.trim() }), 300);
+    return () => clearTimeout(t);
+  }, [typeText]); // only typing restarts the timer
   const fetched = data?.events.data ?? [];
   const fetchedIds = new Set(fetched.map((e) => e.id));
   const liveRows = onFirstPage ? live.filter((e) => !fetchedIds.has(e.id)) : [];
@@ -106,7 +112,7 @@ export function EventsPage() {
         </label>
         <label className="field">
           <span className="field-label">Event type</span>
-          <input placeholder="exact type" value={filters.eventType} onChange={(e) => change({ eventType: e.target.value.trim() })} />
+          <input placeholder="exact type" value={typeText} onChange={(e) => setTypeText(e.target.value)} />
         </label>
         <label className="field">
           <span className="field-label">Status</span>
@@ -132,8 +138,15 @@ export function EventsPage() {
             ))}
           </select>
         </label>
-        {filters !== NO_FILTERS && (
-          <button type="button" className="small" onClick={() => change(NO_FILTERS)}>
+        {JSON.stringify(filters) !== JSON.stringify(NO_FILTERS) && (
+          <button
+            type="button"
+            className="small"
+            onClick={() => {
+              setTypeText('');
+              change(NO_FILTERS);
+            }}
+          >
             Clear
           </button>
         )}
