@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { uuidv7LowerBound } from '../common/ids';
 import type { ProjectContext } from '../common/request-context';
 import { countDeadLetters } from '../deliveries/delivery-operations.service';
+import { Destination } from '../destinations/destination.entity';
 import { findEndpoint } from '../endpoints/endpoint.service';
 import { METRICS_RANGES, metricsWindow, type MetricsWindow } from './metrics-window';
 import type { DestinationLatencyView, MetricsBucketView, ProjectMetricsView } from './project-metrics.view';
@@ -100,7 +101,7 @@ export async function getProjectMetrics(ctx: ProjectContext, query: ProjectMetri
   const endpointId = query.endpoint_id ? (await findEndpoint(ctx, query.endpoint_id)).id : null;
   const window = metricsWindow(query.range, now);
   const knex = ctx.em.getConnection().getKnex();
-  const destinations: Array<{ id: string }> = (await knex.raw('select id from destinations where project_id = ?', [ctx.project.id])).rows;
+  const destinations = await ctx.em.find(Destination, { project: ctx.project.id }, { fields: ['id'] });
   const scope: Scope = { knex, projectId: ctx.project.id, endpointId, destinationIds: destinations.map((d) => d.id), window };
   const [events, attempts, latency, deadLetters] = await Promise.all([
     eventCounts(scope),
