@@ -162,6 +162,13 @@ describeInBrowser('dashboard pages: templates, transforms, destinations, dead le
     await page.getByRole('combobox', { name: 'Endpoint' }).selectOption({ label: 'Orders' });
     await page.getByText(/one point per 1 h/).waitFor();
     await page.locator('[data-testid=chart] canvas').nth(3).waitFor();
+    // At phone width the charts stack and follow the width.
+    await page.setViewportSize({ width: 390, height: 800 });
+    await page.locator('[data-testid=chart] canvas').first().waitFor();
+    const width = (await page.locator('[data-testid=chart]').first().boundingBox())!.width;
+    expect(width).toBeLessThan(390);
+    await env.screenshot('metrics-phone');
+    await page.setViewportSize({ width: 1280, height: 800 });
   });
 
   it('creates an API key shown once, and revokes it', async () => {

@@ -1,4 +1,4 @@
-import { useMemo, useState, type ReactNode } from 'react';
+import { useEffect, useMemo, useState, type ReactNode } from 'react';
 import { gql } from 'urql';
 import { Link } from 'wouter';
 import type { AlignedData } from 'uplot';
@@ -66,6 +66,11 @@ export function MetricsPage() {
   const [endpointId, setEndpointId] = useState('');
   const [{ data: endpoints }] = useProjectQuery<{ endpoints: { data: Array<{ id: string; name: string }> } }>(ENDPOINTS);
   const [{ data, error, fetching }, refetch] = useProjectQuery<{ projectMetrics: Metrics }>(METRICS, { range, endpointId: endpointId || null });
+  // The newest bucket is still filling: re-read once a bucket of the shortest range (a minute) has passed.
+  useEffect(() => {
+    const timer = setInterval(() => refetch({ requestPolicy: 'network-only' }), 60_000);
+    return () => clearInterval(timer);
+  }, [refetch]);
   const m = data?.projectMetrics;
   const series = useMemo(() => (m ? chartData(m) : null), [m]);
 
