@@ -97,6 +97,13 @@ describeInBrowser('dashboard pages: templates, transforms, destinations, dead le
     await pointer.waitFor();
     await page.getByTestId('transform-error').getByText(/at line 3, column/).waitFor();
     await env.screenshot('transform-editor');
+
+    // The template editor previews through the saved transform (the starter expression), as a link would.
+    await nav(page, 'Templates');
+    await page.getByRole('link', { name: 'Pull requests' }).click();
+    await page.getByLabel('Template config').fill(JSON.stringify({ title: '{{ .Payload.who }} in {{ .Payload.repo }}' }));
+    await page.getByRole('combobox', { name: 'Transform first' }).selectOption({ label: 'Slim' });
+    await page.getByTestId('preview-chat_b').getByText('"title": "octo in relay"').waitFor();
   });
 
   it('creates a webhook destination, rotates its secret (shown once) and links it', async () => {

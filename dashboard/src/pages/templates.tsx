@@ -39,6 +39,8 @@ const DELETE = gql`mutation DeleteTemplate($projectId: ID, $id: ID!) { deleteTem
 const PREVIEW = gql`query PreviewTemplate($projectId: ID, $input: TemplatePreviewInput!) {
   previewTemplate(projectId: $projectId, input: $input) { transformedPayload outputs errors { stage path line position message } } }`;
 
+const TRANSFORMS = gql`query TemplateTransforms($projectId: ID) { transforms(projectId: $projectId, limit: 200) { data { id name } } }`;
+
 const CHAT_TYPES = ['chat_a', 'chat_b', 'chat_c'] as const;
 
 const STARTER = {
@@ -125,6 +127,8 @@ function TemplateEditor({ template, onSaved }: { template: Template; onSaved: ()
   const [text, setText] = useState(JSON.stringify(template.config, null, 2));
   const [source, setSource] = useState<PreviewSource>({ invalid: '' });
   const [types, setTypes] = useState<string[]>(['chat_b']);
+  const [transformId, setTransformId] = useState('');
+  const [{ data: transforms }] = useProjectQuery<{ transforms: { data: Array<{ id: string; name: string }> } }>(TRANSFORMS);
   const [saved, save] = useProjectMutation(UPDATE);
   const [deleted, remove] = useProjectMutation(DELETE);
   const [justSaved, setJustSaved] = useState(false);
@@ -176,6 +180,18 @@ function TemplateEditor({ template, onSaved }: { template: Template; onSaved: ()
         </form>
         <div>
           <PreviewSourcePicker onChange={setSource} />
+          {(transforms?.transforms.data.length ?? 0) > 0 && (
+            <Field label="Transform first (as a link would)" field="transformId">
+              <select value={transformId} onChange={(e) => setTransformId(e.target.value)} aria-label="Transform first">
+                <option value="">None</option>
+                {transforms!.transforms.data.map((t) => (
+                  <option key={t.id} value={t.id}>
+                    {t.name}
+                  </option>
+                ))}
+              </select>
+            </Field>
+          )}
           <div className="row" role="group" aria-label="Destination types">
             {CHAT_TYPES.map((type) => (
               <label key={type} className="row">
@@ -184,7 +200,7 @@ function TemplateEditor({ template, onSaved }: { template: Template; onSaved: ()
               </label>
             ))}
           </div>
-          {parsed.config && <TemplatePreview config={parsed.config} source={source} types={types} />}
+          {parsed.config && <TemplatePreview config={parsed.config} source={source} types={types} transformId={transformId} />}
         </div>
       </div>
     </Page>
@@ -192,13 +208,13 @@ function TemplateEditor({ template, onSaved }: { template: Template; onSaved: ()
 }
 
 /** Renders the config being edited (not the saved one) against the chosen payload, after a short pause in typing. */
-function TemplatePreview({ config, source, types }: { config: Record<string, unknown>; source: PreviewSource; types: string[] }) {
-  const settled = useDebounced(JSON.stringify({ config, source, types }));
-  const input = JSON.parse(settled) as { config: Record<string, unknown>; source: PreviewSource; types: string[] };
+function TemplatePreview(props: { config: Record<string, unknown>; source: PreviewSource; types: string[]; transformId: string }) {
+  const settled = useDebounced(JSON.stringify(props));
+  const input = JSON.parse(settled) as typeof props;
   const runnable = !('invalid' in input.source) && input.types.length > 0;
   const [{ data, error, fetching }] = useProjectQuery<{ previewTemplate: Preview }>(
     PREVIEW,
-    { input: { templateConfig: input.config, destinationTypes: input.types, ...input.source } },
+    { input: { templateConfig: input.config, destinationTypes: input.types, ...(input.transformId ? { transformId: input.transformId } : {}), ...input.source } },
     { pause: !runnable, requestPolicy: 'network-only' },
   );
   if (!runnable) return <div className="muted">Pick a destination type and a valid payload to preview.</div>;
