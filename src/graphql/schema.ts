@@ -17,12 +17,13 @@ import { HealthResolver } from '../health/health.resolver';
 import { OAuthResolver } from '../oauth/oauth.resolver';
 import { OrganizationResolver } from '../organizations/organization.resolver';
 import { ProjectResolver } from '../projects/project.resolver';
+import { ProjectMetricsResolver } from '../project-metrics/project-metrics.resolver';
 import { noTopicPubSub } from '../subscriptions/live-feed';
 import { LiveResolver } from '../subscriptions/live.resolver';
 
 /** Every resolver class; add new ones here. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const resolvers: NonEmptyArray<Function> = [HealthResolver, ProjectResolver, AccountResolver, OrganizationResolver, ApiKeyResolver, OAuthResolver, EventResolver, DeliveryResolver, LiveResolver, EndpointResolver, FilterGroupResolver, DestinationResolver, LinkResolver, TemplateResolver, TransformResolver, CliSessionResolver];
+export const resolvers: NonEmptyArray<Function> = [HealthResolver, ProjectResolver, AccountResolver, OrganizationResolver, ApiKeyResolver, OAuthResolver, EventResolver, DeliveryResolver, LiveResolver, EndpointResolver, FilterGroupResolver, DestinationResolver, LinkResolver, TemplateResolver, TransformResolver, CliSessionResolver, ProjectMetricsResolver];
 
 /** Every argument of every field, whether or not its resolver calls parseInput, is checked for NUL characters. */
 const rejectNulArguments: MiddlewareFn = ({ args }, next) => {
