@@ -8,6 +8,7 @@ import { Event } from '../events/event.entity';
 import { FilterCondition } from '../filters/filter-condition.entity';
 import { FilterGroup } from '../filters/filter-group.entity';
 import { EndpointDestination } from '../links/endpoint-destination.entity';
+import { CliAuthCode } from '../oauth/cli-auth-code.entity';
 import { OAuthConnection } from '../oauth/oauth-connection.entity';
 import { OAuthState } from '../oauth/oauth-state.entity';
 import { UserIdentity } from '../oauth/user-identity.entity';
@@ -37,6 +38,7 @@ export const entities = [
   ApiKey,
   OAuthConnection,
   OAuthState,
+  CliAuthCode,
   UserIdentity,
   Event,
   Delivery,

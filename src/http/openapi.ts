@@ -77,6 +77,7 @@ export function buildOpenApiDocument(routes: RouteDef[], opts: { version: string
         ? { description: 'Success', content: { 'application/json': { schema: schemaOf(def.response, 'output') } } }
         : { description: 'Success, no content' },
     };
+    if (def.redirects) responses['302'] = { description: def.redirects, headers: { Location: { schema: { type: 'string', format: 'uri' } } } };
     for (const code of errorStatuses(def)) {
       responses[code] = { description: ERROR_STATUSES[code], content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
     }

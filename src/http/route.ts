@@ -44,12 +44,19 @@ export interface RouteDef<A extends AccessRequirement = AccessRequirement, P = u
   response?: ZodType;
   /** Success status: default 200 with a `response`, else 204 (the handler returns undefined). */
   status?: number;
+  /** When the handler may answer a `Redirect` (302): what it redirects to, for the OpenAPI document. */
+  redirects?: string;
   handler(ctx: ScopedContext<A>, input: RouteInput<P, Q, B>): Promise<unknown>;
 }
 
 /** The status a route answers on success, as mounted and as documented. */
 export function successStatus(def: Pick<RouteDef, 'status' | 'response'>): number {
   return def.status ?? (def.response ? 200 : 204);
+}
+
+/** A handler's answer that sends the client elsewhere (302 with `Location`). */
+export class Redirect {
+  constructor(readonly location: string) {}
 }
 
 /** Identity function that lets TypeScript infer the route's types. */
@@ -104,6 +111,10 @@ export function mountRoutes(router: Router, container: AppContainer, routes: Rou
       }
       const body = parse(def.body, rawBody, 'body');
       const result = await def.handler(scoped as never, { params, query, body, http });
+      if (result instanceof Redirect) {
+        http.redirect(result.location);
+        return;
+      }
       if (result === undefined) {
         http.status = 204;
         return;

@@ -44,6 +44,13 @@ export class OAuthState extends BaseEntity {
   @Property({ type: 'boolean', default: false })
   createEndpoint: boolean & Opt = false;
 
+  /** Sign-in from `relay login --oauth`: where the callback sends the browser with a one-time code, and the CLI's PKCE challenge. */
+  @Property({ type: 'text', nullable: true })
+  cliRedirectUri?: string | null;
+
+  @Property({ type: 'text', nullable: true })
+  cliCodeChallenge?: string | null;
+
   @Property({ type: 'timestamptz' })
   @Index()
   expiresAt!: Date;

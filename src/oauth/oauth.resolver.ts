@@ -3,12 +3,14 @@ import { Arg, Args, Field, ID, Mutation, ObjectType, Query, Resolver } from 'typ
 import { SessionType } from '../accounts/account.resolver';
 import type { UserContext } from '../auth/access';
 import { paginationQuery } from '../common/pagination';
+import { ValidationError } from '../common/errors';
 import type { ProjectContext, RequestContext } from '../common/request-context';
 import { parseInput, snakeKeys } from '../common/validation';
 import { PageArgs, PageOf } from '../graphql/page';
 import { Scoped } from '../graphql/scoped';
 import { deleteConnection, getConnection, listConnections, refreshConnection, updateConnection, updateConnectionInput } from './oauth-connection.service';
 import type { AuthorizationView, ConnectionResultView, IntegrationEndpointView, OAuthConnectionView } from './oauth-connection.view';
+import { cliTokenInput, exchangeCliCode } from './cli-sign-in.service';
 import { callbackQuery, completeOAuth, providerInput, startConnection, startConnectionInput, startSignIn, startSignInInput } from './oauth.service';
 
 @ObjectType('OAuthConnection')
@@ -55,15 +57,23 @@ export class OAuthResolver {
   startOAuthSignIn(
     @Arg('provider') provider: string,
     @Arg('inviteToken', () => String, { nullable: true }) inviteToken: string | undefined,
+    @Arg('cliRedirectUri', () => String, { nullable: true, description: '`relay login --oauth`: the CLI’s loopback address (http://127.0.0.1:<port>/…).' }) cliRedirectUri: string | undefined,
+    @Arg('cliCodeChallenge', () => String, { nullable: true, description: 'With cliRedirectUri: BASE64URL(SHA-256(verifier)) of the CLI’s PKCE pair.' }) cliCodeChallenge: string | undefined,
     @Scoped({ scope: 'public' }) ctx: RequestContext,
   ): Promise<AuthorizationType> {
-    return startSignIn(ctx, parseInput(providerInput, provider, 'provider'), parseInput(startSignInInput, snakeKeys({ inviteToken }), 'arguments'));
+    return startSignIn(ctx, parseInput(providerInput, provider, 'provider'), parseInput(startSignInInput, snakeKeys({ inviteToken, cliRedirectUri, cliCodeChallenge }), 'arguments'));
+  }
+
+  @Mutation(() => SessionType, { description: '`relay login --oauth`: the one-time code the callback sent to the CLI, with the CLI’s PKCE verifier, for a session.' })
+  exchangeCliOAuthCode(@Arg('code') code: string, @Arg('codeVerifier') codeVerifier: string, @Scoped({ scope: 'public' }) ctx: RequestContext): Promise<SessionType> {
+    return exchangeCliCode(ctx, parseInput(cliTokenInput, { code, code_verifier: codeVerifier }, 'arguments'));
   }
 
   @Mutation(() => SessionType, { description: 'Finish OAuth sign-in with the code and state the provider sent back.' })
   async completeOAuthSignIn(@Arg('provider') provider: string, @Arg('code') code: string, @Arg('state') state: string, @Scoped({ scope: 'public' }) ctx: RequestContext): Promise<SessionType> {
     const done = await completeOAuth(ctx, parseInput(providerInput, provider, 'provider'), parseInput(callbackQuery, { code, state }, 'arguments'), 'sign_in');
-    return (done as Extract<typeof done, { kind: 'sign_in' }>).session;
+    if (done.kind !== 'sign_in') throw new ValidationError('This sign-in was started by the CLI: its browser completes it at GET /v1/oauth/:provider/callback.', { field: 'state' }, 'invalid_oauth_state');
+    return done.session;
   }
 
   @Mutation(() => AuthorizationType, { description: 'Start connecting an OAuth account to the project.' })

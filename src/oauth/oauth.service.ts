@@ -3,7 +3,7 @@ import { provisionUser } from '../accounts/account.service';
 import type { SessionView } from '../accounts/account.view';
 import { startSession } from '../accounts/session.service';
 import { roleAllows } from '../auth/permissions';
-import { ConflictError, ForbiddenError, ValidationError } from '../common/errors';
+import { AppError, ConflictError, ForbiddenError, ValidationError } from '../common/errors';
 import type { ProjectContext, RequestContext } from '../common/request-context';
 import { hashToken, randomToken } from '../common/secret-box';
 import { uniqueSlug } from '../common/slug';
@@ -14,6 +14,7 @@ import { notifyEndpointChanged } from '../ingress/endpoint-cache';
 import { assertUsable, findUsableInvite } from '../organizations/invite.service';
 import { OrganizationMember } from '../organizations/organization-member.entity';
 import { User } from '../users/user.entity';
+import { cliCodeChallenge, cliRedirectUri, cliRedirectWithCode, cliRedirectWithError } from './cli-sign-in.service';
 import { authorizeUrl, exchangeCode, fetchUserInfo, pkcePair, type ProviderUser } from './oauth-client';
 import { OAuthConnection } from './oauth-connection.entity';
 import { storeTokens } from './oauth-connection.service';
@@ -30,7 +31,18 @@ import { UserIdentity } from './user-identity.entity';
  */
 export const providerInput = z.enum(OAUTH_PROVIDERS, { message: `must be one of ${OAUTH_PROVIDERS.join(', ')}` });
 
-export const startSignInInput = z.object({ invite_token: z.string().min(1).max(200).optional() });
+export const startSignInInput = z
+  .object({
+    invite_token: z.string().min(1).max(200).optional(),
+    /** `relay login --oauth`: the CLI's loopback address, where the callback sends the browser with a one-time code. */
+    cli_redirect_uri: cliRedirectUri.optional(),
+    /** With cli_redirect_uri: BASE64URL(SHA-256(verifier)) of the CLI's own PKCE pair, checked at the code exchange. */
+    cli_code_challenge: cliCodeChallenge.optional(),
+  })
+  .refine((input) => (input.cli_redirect_uri === undefined) === (input.cli_code_challenge === undefined), {
+    message: 'cli_redirect_uri and cli_code_challenge go together',
+    path: ['cli_code_challenge'],
+  });
 export type StartSignInInput = z.infer<typeof startSignInInput>;
 
 export const startConnectionInput = z.object({
@@ -50,7 +62,11 @@ export const callbackQuery = z.object({
 });
 export type CallbackQuery = z.infer<typeof callbackQuery>;
 
-export type CallbackResult = { kind: 'sign_in'; session: SessionView } | { kind: 'connect'; result: ConnectionResultView };
+export type CallbackResult =
+  | { kind: 'sign_in'; session: SessionView }
+  | { kind: 'connect'; result: ConnectionResultView }
+  /** A sign-in the CLI started: send the browser on to its loopback address. */
+  | { kind: 'cli_redirect'; location: string };
 
 const isCodeHost = (provider: OAuthProvider) => provider.startsWith('codehost_');
 
@@ -58,7 +74,7 @@ async function begin(
   ctx: RequestContext,
   provider: OAuthProvider,
   purpose: OAuthPurpose,
-  fields: Partial<Pick<OAuthState, 'user' | 'project' | 'invite' | 'createEndpoint'>> & { scopes?: string[] },
+  fields: Partial<Pick<OAuthState, 'user' | 'project' | 'invite' | 'createEndpoint' | 'cliRedirectUri' | 'cliCodeChallenge'>> & { scopes?: string[] },
 ): Promise<AuthorizationView> {
   const cfg = providerConfig(ctx.container, provider);
   const state = randomToken(32);
@@ -74,6 +90,8 @@ async function begin(
     project: fields.project ?? null,
     invite: fields.invite ?? null,
     createEndpoint: fields.createEndpoint ?? false,
+    cliRedirectUri: fields.cliRedirectUri ?? null,
+    cliCodeChallenge: fields.cliCodeChallenge ?? null,
     scopes: scopes.join(' '),
     expiresAt,
   });
@@ -93,7 +111,7 @@ export async function startSignIn(ctx: RequestContext, provider: OAuthProvider, 
     throw new ValidationError(`Sign-in with ${provider} needs its userinfo endpoint: set OAUTH_${provider.toUpperCase()}_USERINFO_URL.`, { field: 'provider' }, 'oauth_sign_in_unavailable');
   }
   const invite = input.invite_token ? await findUsableInvite(ctx.em, input.invite_token) : undefined;
-  return begin(ctx, provider, 'sign_in', { invite });
+  return begin(ctx, provider, 'sign_in', { invite, cliRedirectUri: input.cli_redirect_uri, cliCodeChallenge: input.cli_code_challenge });
 }
 
 export async function startConnection(ctx: ProjectContext, input: StartConnectionInput): Promise<AuthorizationView> {
@@ -126,6 +144,18 @@ async function consumeState(ctx: RequestContext, provider: OAuthProvider, state:
 
 export async function completeOAuth(ctx: RequestContext, provider: OAuthProvider, query: CallbackQuery, expected?: OAuthPurpose): Promise<CallbackResult> {
   const flow = await consumeState(ctx, provider, query.state);
+  if (!flow.cliRedirectUri || !flow.cliCodeChallenge) return completeFlow(ctx, provider, query, flow, expected);
+  const cli = { cliRedirectUri: flow.cliRedirectUri, cliCodeChallenge: flow.cliCodeChallenge };
+  try {
+    const user = await completeSignIn(ctx, provider, query, flow);
+    return { kind: 'cli_redirect', location: await cliRedirectWithCode(ctx, cli, user) };
+  } catch (err) {
+    if (err instanceof AppError) return { kind: 'cli_redirect', location: cliRedirectWithError(cli.cliRedirectUri, err) };
+    throw err;
+  }
+}
+
+async function completeFlow(ctx: RequestContext, provider: OAuthProvider, query: CallbackQuery, flow: OAuthState, expected?: OAuthPurpose): Promise<CallbackResult> {
   if (expected && flow.purpose !== expected) {
     throw new ValidationError(`This state belongs to a ${flow.purpose.replace('_', '-')} flow.`, { field: 'state' }, 'invalid_oauth_state');
   }
@@ -133,14 +163,11 @@ export async function completeOAuth(ctx: RequestContext, provider: OAuthProvider
   if (flow.purpose === 'connect' && ctx.principal && !(ctx.principal.kind === 'user' && ctx.principal.userId === flow.user?.id)) {
     throw new ForbiddenError('This authorization was started by another user.', undefined, 'oauth_flow_forbidden');
   }
-  if (query.error) {
-    throw new ValidationError(`${provider} did not authorize: ${query.error}${query.error_description ? ` (${query.error_description})` : ''}.`, { provider_error: query.error }, 'oauth_denied');
+  if (flow.purpose === 'sign_in') {
+    const user = await completeSignIn(ctx, provider, query, flow);
+    return { kind: 'sign_in', session: await startSession(ctx.em, ctx.container, user) };
   }
-  if (!query.code) throw new ValidationError('The callback has no code.', { field: 'code' });
-  const cfg = providerConfig(ctx.container, provider);
-  const tokens = await exchangeCode(cfg, { code: query.code, redirectUri: redirectUri(ctx.container, provider), verifier: ctx.container.secrets.open(flow.codeVerifierEnc) });
-  const providerUser = await fetchUserInfo(cfg, tokens.accessToken);
-  if (flow.purpose === 'sign_in') return { kind: 'sign_in', session: await signIn(ctx, provider, flow, providerUser!) };
+  const { tokens, providerUser } = await providerTokens(ctx, provider, query, flow);
 
   const connection = await ctx.em.transactional(async (em) => {
     const member = await em.findOne(OrganizationMember, { organization: flow.project!.organization, user: flow.user! });
@@ -159,6 +186,22 @@ export async function completeOAuth(ctx: RequestContext, provider: OAuthProvider
     return { connection: toOAuthConnectionView(row), endpoint };
   });
   return { kind: 'connect', result: connection };
+}
+
+/** The provider's side of the callback: its denial, or the code exchanged (with our verifier) and who the user is there. */
+async function providerTokens(ctx: RequestContext, provider: OAuthProvider, query: CallbackQuery, flow: OAuthState) {
+  if (query.error) {
+    throw new ValidationError(`${provider} did not authorize: ${query.error}${query.error_description ? ` (${query.error_description})` : ''}.`, { provider_error: query.error }, 'oauth_denied');
+  }
+  if (!query.code) throw new ValidationError('The callback has no code.', { field: 'code' });
+  const cfg = providerConfig(ctx.container, provider);
+  const tokens = await exchangeCode(cfg, { code: query.code, redirectUri: redirectUri(ctx.container, provider), verifier: ctx.container.secrets.open(flow.codeVerifierEnc) });
+  return { tokens, providerUser: await fetchUserInfo(cfg, tokens.accessToken) };
+}
+
+async function completeSignIn(ctx: RequestContext, provider: OAuthProvider, query: CallbackQuery, flow: OAuthState): Promise<User> {
+  const { providerUser } = await providerTokens(ctx, provider, query, flow);
+  return signIn(ctx, provider, flow, providerUser!);
 }
 
 async function createIntegrationEndpoint(ctx: RequestContext, em: RequestContext['em'], connection: OAuthConnection): Promise<IntegrationEndpointView> {
@@ -183,10 +226,10 @@ async function createIntegrationEndpoint(ctx: RequestContext, em: RequestContext
  * an existing account with the same email is linked only when the provider
  * says the email is verified.
  */
-async function signIn(ctx: RequestContext, provider: OAuthProvider, flow: OAuthState, who: ProviderUser): Promise<SessionView> {
+async function signIn(ctx: RequestContext, provider: OAuthProvider, flow: OAuthState, who: ProviderUser): Promise<User> {
   return ctx.em.transactional(async (em) => {
     const identity = await em.findOne(UserIdentity, { provider, providerUserId: who.id }, { populate: ['user'] });
-    if (identity) return startSession(em, ctx.container, identity.user);
+    if (identity) return identity.user;
     if (!who.email) throw new ValidationError(`${provider} did not share an email address, which sign-in needs.`, undefined, 'oauth_email_missing');
     let user = await em.findOne(User, { email: who.email });
     if (user && !who.emailVerified) {
@@ -198,6 +241,6 @@ async function signIn(ctx: RequestContext, provider: OAuthProvider, flow: OAuthS
     }
     em.create(UserIdentity, { user, provider, providerUserId: who.id });
     await em.flush();
-    return startSession(em, ctx.container, user);
+    return user;
   });
 }

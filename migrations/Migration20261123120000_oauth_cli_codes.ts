@@ -1,0 +1,15 @@
+import { Migration } from '@mikro-orm/migrations';
+
+export class Migration20261123120000_oauth_cli_codes extends Migration {
+
+  override async up(): Promise<void> {
+    // `relay login --oauth` (src/oauth/cli-sign-in.service.ts): the CLI's loopback redirect and PKCE challenge ride on the flow,
+    // and the callback leaves a one-time code for the CLI to exchange.
+    this.addSql(`alter table "oauth_states" add column "cli_redirect_uri" text null, add column "cli_code_challenge" text null;`);
+    this.addSql(`create table "oauth_cli_codes" ("id" uuid not null, "created_at" timestamptz not null default now(), "updated_at" timestamptz not null default now(), "code_hash" text not null, "user_id" uuid not null, "code_challenge" text not null, "expires_at" timestamptz not null, constraint "oauth_cli_codes_pkey" primary key ("id"));`);
+    this.addSql(`alter table "oauth_cli_codes" add constraint "oauth_cli_codes_code_hash_unique" unique ("code_hash");`);
+    this.addSql(`create index "oauth_cli_codes_expires_at_index" on "oauth_cli_codes" ("expires_at");`);
+    this.addSql(`alter table "oauth_cli_codes" add constraint "oauth_cli_codes_user_id_foreign" foreign key ("user_id") references "users" ("id") on update cascade on delete cascade;`);
+  }
+
+}

@@ -1,0 +1,213 @@
+import { type Client, createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { CliError, apiUnreachable, notLoggedIn, refreshFailed } from './cli-errors';
+import type { ConfigStore, StoredConfig } from './config-store';
+
+/** The Session the API answers `login`, `refreshToken` and the OAuth exchange with. */
+export interface SessionPayload {
+  accessToken: string;
+  refreshToken: string;
+  expiresIn: number;
+  user: { id: string; email: string };
+}
+export const SESSION_FIELDS = 'accessToken refreshToken expiresIn user { id email }';
+
+/** A GraphQL error the API answered with: its RULINGS §14 code and HTTP-like status. */
+export class ApiError extends CliError {
+  constructor(
+    message: string,
+    readonly code: string,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Refresh this long before the access token's expiry, so a request never races it. */
+export const REFRESH_MARGIN_MS = 30_000;
+
+export function needsRefresh(config: StoredConfig, now = Date.now()): boolean {
+  if (!config.access_token_expires_at) return false;
+  return Date.parse(config.access_token_expires_at) - now < REFRESH_MARGIN_MS;
+}
+
+export function storedSession(apiUrl: string, session: SessionPayload, now = Date.now()): StoredConfig {
+  return {
+    api_url: apiUrl,
+    access_token: session.accessToken,
+    refresh_token: session.refreshToken,
+    access_token_expires_at: new Date(now + session.expiresIn * 1000).toISOString(),
+  };
+}
+
+interface GraphQLBody<T> {
+  data?: T;
+  errors?: Array<{ message: string; extensions?: { code?: string; status?: number } }>;
+}
+
+/**
+ * GraphQL over fetch (queries, mutations) and graphql-ws (subscriptions)
+ * against one API, with the stored session: the access token is refreshed
+ * shortly before it expires and once after a 401; a refused refresh ends in
+ * "refresh failed". Only one refresh runs at a time, because the API
+ * revokes a refresh token's whole family when one is spent twice.
+ */
+export class ApiClient {
+  private refreshing?: Promise<string>;
+  /** Why the last WebSocket connection could not authenticate (graphql-ws only says "internal client error"). */
+  lastConnectionError?: Error;
+
+  constructor(
+    readonly apiUrl: string,
+    private readonly store?: ConfigStore,
+    private readonly fetchImpl: typeof fetch = fetch,
+  ) {}
+
+  get graphqlUrl(): string {
+    return `${this.apiUrl}/graphql`;
+  }
+
+  /** A request without credentials (login, refresh, the OAuth exchange). */
+  async anonymous<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+    return this.unwrap<T>(await this.post<T>(query, variables));
+  }
+
+  /** A request as the logged-in user. */
+  async request<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+    const first = await this.post<T>(query, variables, await this.accessToken());
+    if (!isUnauthenticated(first)) return this.unwrap(first);
+    return this.unwrap(await this.post<T>(query, variables, await this.accessToken({ force: true })));
+  }
+
+  /** The current access token, refreshed first when it is about to expire (or `force`). */
+  async accessToken(opts: { force?: boolean } = {}): Promise<string> {
+    const config = this.session();
+    if (!opts.force && !needsRefresh(config)) return config.access_token!;
+    this.refreshing ??= this.refresh(config).finally(() => (this.refreshing = undefined));
+    return this.refreshing;
+  }
+
+  /** When the stored access token expires (ms since the epoch), if known. */
+  accessTokenExpiresAt(): number | undefined {
+    const at = this.store?.read()?.access_token_expires_at;
+    return at ? Date.parse(at) : undefined;
+  }
+
+  private session(): StoredConfig {
+    const config = this.store?.read();
+    if (!config?.access_token || !config.refresh_token) throw notLoggedIn();
+    if (config.api_url !== this.apiUrl) {
+      throw new CliError(`not logged in to ${this.apiUrl} (logged in to ${config.api_url}): run \`relay login --api-url ${this.apiUrl}\` first`, notLoggedIn().exitCode);
+    }
+    return config;
+  }
+
+  private async refresh(config: StoredConfig): Promise<string> {
+    let session: SessionPayload;
+    try {
+      ({ refreshToken: session } = await this.anonymous<{ refreshToken: SessionPayload }>(
+        `mutation Refresh($t: String!) { refreshToken(refreshToken: $t) { ${SESSION_FIELDS} } }`,
+        { t: config.refresh_token },
+      ));
+    } catch (err) {
+      if (err instanceof ApiError) throw refreshFailed();
+      throw err;
+    }
+    this.store!.write(storedSession(this.apiUrl, session));
+    return session.accessToken;
+  }
+
+  private async post<T>(query: string, variables: Record<string, unknown>, token?: string): Promise<{ status: number; body: GraphQLBody<T> }> {
+    let res: Response;
+    try {
+      res = await this.fetchImpl(this.graphqlUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify({ query, variables }),
+        signal: AbortSignal.timeout(30_000),
+      });
+    } catch (err) {
+      throw apiUnreachable(this.graphqlUrl, networkCause(err));
+    }
+    const text = await res.text();
+    try {
+      return { status: res.status, body: JSON.parse(text) as GraphQLBody<T> };
+    } catch {
+      throw apiUnreachable(this.graphqlUrl, `HTTP ${res.status}, not a GraphQL answer`);
+    }
+  }
+
+  private unwrap<T>({ body }: { status: number; body: GraphQLBody<T> }): T {
+    const error = body.errors?.[0];
+    if (error) throw new ApiError(error.message, error.extensions?.code ?? 'error', error.extensions?.status);
+    return body.data as T;
+  }
+
+  /**
+   * A graphql-ws client that authenticates each (re)connection with a fresh
+   * access token and reconnects with capped exponential backoff after a drop.
+   */
+  wsClient(on: { connected?: () => void; closed?: (event: { code: number; reason: string }) => void }): Client {
+    // A ping without a pong in time means a half-open connection (a laptop that slept, a dead NAT entry): close it, and retry.
+    let socket: WebSocket | undefined;
+    let pongTimer: NodeJS.Timeout | undefined;
+    return createClient({
+      url: this.graphqlUrl.replace(/^http/, 'ws'),
+      webSocketImpl: WebSocket,
+      connectionParams: async () => {
+        try {
+          return { authorization: `Bearer ${await this.accessToken()}` };
+        } catch (err) {
+          this.lastConnectionError = err as Error;
+          throw err;
+        }
+      },
+      lazy: true,
+      keepAlive: 10_000,
+      retryAttempts: Number.POSITIVE_INFINITY,
+      retryWait: (retries) => new Promise((resolve) => setTimeout(resolve, backoffMs(retries))),
+      // Every drop (API restart, network) is retried; graphql-ws itself gives up on the close codes of
+      // refused auth or protocol errors (4401, 4005 when connectionParams threw, 4400, …), which src/cli/tunnel.ts handles.
+      shouldRetry: () => true,
+      on: {
+        connected: (connected) => {
+          socket = connected as WebSocket;
+          on.connected?.();
+        },
+        ping: (received) => {
+          if (received) return;
+          clearTimeout(pongTimer);
+          pongTimer = setTimeout(() => socket?.readyState === WebSocket.OPEN && socket.close(PONG_TIMEOUT_CLOSE, 'no pong from the API'), PONG_TIMEOUT_MS);
+        },
+        pong: (received) => {
+          if (received) clearTimeout(pongTimer);
+        },
+        closed: (event) => {
+          clearTimeout(pongTimer);
+          on.closed?.(event as { code: number; reason: string });
+        },
+      },
+    });
+  }
+}
+
+const PONG_TIMEOUT_MS = 5_000;
+/** graphql-ws treats 4408 as retryable. */
+const PONG_TIMEOUT_CLOSE = 4408;
+
+/** 0.5 s, 1 s, 2 s, … capped at 10 s, with ±20 % jitter so many CLIs do not reconnect in step. */
+export function backoffMs(retries: number, random = Math.random): number {
+  const base = Math.min(10_000, 500 * 2 ** retries);
+  return Math.round(base * (0.8 + 0.4 * random()));
+}
+
+function isUnauthenticated(res: { status: number; body: GraphQLBody<unknown> }): boolean {
+  return res.status === 401 || (res.body.errors ?? []).some((e) => e.extensions?.status === 401);
+}
+
+function networkCause(err: unknown): string {
+  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  if (cause?.code) return cause.code;
+  if ((err as Error).name === 'TimeoutError') return 'timed out after 30 s';
+  return cause?.message ?? (err as Error).message;
+}

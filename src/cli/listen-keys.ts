@@ -1,0 +1,97 @@
+import type { Listener, SessionChange } from './listen.command';
+import { parseDelayMs } from './local-forwarder';
+import { ask } from './prompt';
+
+/**
+ * The keys of a running `listen` (raw mode, only when stdin is a terminal):
+ * r replay, p pause/resume, c change the session, h help, q / Ctrl+C quit.
+ */
+export class ListenKeys {
+  private readonly onData = (data: Buffer) => {
+    for (const key of data.toString('utf8')) this.press(key);
+  };
+
+  private constructor(private readonly listener: Listener) {}
+
+  static attach(listener: Listener): ListenKeys | undefined {
+    if (!process.stdin.isTTY) return undefined;
+    const keys = new ListenKeys(listener);
+    keys.listen();
+    return keys;
+  }
+
+  private listen(): void {
+    process.stdin.setRawMode(true);
+    process.stdin.on('data', this.onData);
+    process.stdin.resume();
+  }
+
+  detach(): void {
+    process.stdin.off('data', this.onData);
+    if (process.stdin.isTTY) process.stdin.setRawMode(false);
+    process.stdin.pause();
+  }
+
+  private press(key: string): void {
+    switch (key) {
+      case 'r':
+        void this.listener.replayLast();
+        return;
+      case 'p':
+        this.listener.togglePause();
+        return;
+      case 'c':
+        void this.menu();
+        return;
+      case 'h':
+      case '?':
+        this.listener.help();
+        return;
+      case 'q':
+      case '\x03': // Ctrl+C (raw mode turns it into a key)
+      case '\x04': // Ctrl+D
+        void this.listener.quit();
+        return;
+    }
+  }
+
+  /** `c`: line input for a moment (keys off), then `updateCliSession`. */
+  private async menu(): Promise<void> {
+    this.detach();
+    try {
+      const s = this.listener.settings;
+      process.stderr.write(
+        `change: 1) sources [${s.sources.map((e) => e.slug).join(', ')}]  2) transform [${s.transformName ?? 'none'}]  3) template [${s.templateName ?? 'none'}]  4) delay [${s.delayMs} ms]   (Enter: back)\n`,
+      );
+      const change = await this.askChange(await this.ask('choice: '));
+      if (change) await this.listener.change(change);
+    } catch (err) {
+      if ((err as Error).message === 'interrupted') return;
+      process.stderr.write(`${(err as Error).message}\n`);
+    }
+    this.listen();
+  }
+
+  /** Ctrl+C in the menu quits `listen` as it does outside it (exit 0). */
+  private ask(question: string): Promise<string> {
+    return ask(question, { onInterrupt: () => void this.listener.quit() });
+  }
+
+  private async askChange(choice: string): Promise<SessionChange | undefined> {
+    const cleared = (value: string) => (value === '' || value === '-' ? null : value);
+    switch (choice) {
+      case '1': {
+        const slugs = await this.ask('source slugs, comma-separated (empty or * for every source): ');
+        return { sourceSlugs: slugs === '' || slugs === '*' ? [] : slugs.split(',').map((slug) => slug.trim()).filter(Boolean) };
+      }
+      case '2':
+        return { transformName: cleared(await this.ask('transform name (empty to clear): ')) };
+      case '3':
+        return { templateName: cleared(await this.ask('template name (empty to clear): ')) };
+      case '4':
+        return { delayMs: parseDelayMs(await this.ask('delay in ms (0-10000): ')) };
+      default:
+        return undefined;
+    }
+  }
+}

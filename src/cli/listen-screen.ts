@@ -1,0 +1,111 @@
+import type { CliForward, ForwardResult } from './local-forwarder';
+
+/**
+ * What `relay listen` prints: one line per forwarded event (time, event
+ * type, source, `POST <path>`, local status, latency, event id), with colour
+ * only on a terminal that wants it, or one JSON object per line for scripts.
+ */
+export type OutputMode = 'pretty' | 'json';
+
+export interface ForwardLine {
+  at: Date;
+  forward: Pick<CliForward, 'eventId' | 'eventType' | 'sourceSlug' | 'method' | 'attemptNumber'>;
+  path: string;
+  result: Pick<ForwardResult, 'statusCode' | 'latencyMs' | 'error' | 'skipped'>;
+  /** `r`: a replay the user asked for. */
+  replay?: boolean;
+}
+
+/** Colour when stdout is a terminal, unless NO_COLOR is set (https://no-color.org) or the terminal is dumb. */
+export function wantsColor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.TERM === 'dumb') return false;
+  return stream.isTTY === true;
+}
+
+const SGR = { reset: '\x1b[0m', dim: '\x1b[2m', bold: '\x1b[1m', red: '\x1b[31m', green: '\x1b[32m', yellow: '\x1b[33m', cyan: '\x1b[36m' } as const;
+type Paint = (style: keyof typeof SGR, text: string) => string;
+const painter = (color: boolean): Paint => (color ? (style, text) => `${SGR[style]}${text}${SGR.reset}` : (_style, text) => text);
+
+const pad = (text: string, width: number) => (text.length >= width ? text : text + ' '.repeat(width - text.length));
+const clock = (at: Date) => at.toTimeString().slice(0, 8);
+
+function statusText(result: ForwardLine['result']): { text: string; style: keyof typeof SGR } {
+  if (result.skipped) return { text: 'skipped (paused)', style: 'yellow' };
+  if (result.statusCode === null) return { text: `failed: ${result.error ?? 'no answer'}`, style: 'red' };
+  const style = result.statusCode < 300 ? 'green' : result.statusCode < 500 ? 'yellow' : 'red';
+  return { text: String(result.statusCode), style };
+}
+
+export function formatForwardLine(line: ForwardLine, opts: { color: boolean }): string {
+  const paint = painter(opts.color);
+  const status = statusText(line.result);
+  const latency = line.result.skipped ? '' : `${line.result.latencyMs} ms`;
+  const marks = [line.replay ? 'replay' : '', line.forward.attemptNumber > 1 ? `attempt ${line.forward.attemptNumber}` : ''].filter(Boolean).join(', ');
+  return [
+    paint('dim', clock(line.at)),
+    paint('bold', pad(line.forward.eventType || '(no type)', 24)),
+    pad(line.forward.sourceSlug, 16),
+    pad(`${line.forward.method} ${line.path}`, 20),
+    '→',
+    paint(status.style, status.text),
+    pad(latency, 8),
+    paint('dim', line.forward.eventId),
+    marks ? paint('cyan', `(${marks})`) : '',
+  ]
+    .filter(Boolean)
+    .join('  ')
+    .trimEnd();
+}
+
+export function formatForwardJson(line: ForwardLine): string {
+  return JSON.stringify({
+    type: 'forward',
+    time: line.at.toISOString(),
+    event_id: line.forward.eventId,
+    event_type: line.forward.eventType,
+    source: line.forward.sourceSlug,
+    method: line.forward.method,
+    path: line.path,
+    attempt: line.forward.attemptNumber,
+    status: line.result.statusCode,
+    latency_ms: line.result.latencyMs,
+    error: line.result.error,
+    skipped: line.result.skipped === true,
+    replay: line.replay === true,
+  });
+}
+
+/** The output of one `listen` run: forward lines and notices (ready, paused, reconnecting, …). */
+export class ListenScreen {
+  private readonly color: boolean;
+
+  constructor(
+    private readonly mode: OutputMode,
+    private readonly out: NodeJS.WritableStream & { isTTY?: boolean } = process.stdout,
+    env: NodeJS.ProcessEnv = process.env,
+  ) {
+    this.color = mode === 'pretty' && wantsColor(out, env);
+  }
+
+  forward(line: ForwardLine): void {
+    this.out.write((this.mode === 'json' ? formatForwardJson(line) : formatForwardLine(line, { color: this.color })) + '\n');
+  }
+
+  notice(message: string, level: 'info' | 'warn' = 'info'): void {
+    if (this.mode === 'json') {
+      this.out.write(JSON.stringify({ type: 'notice', time: new Date().toISOString(), level, message }) + '\n');
+      return;
+    }
+    const paint = painter(this.color);
+    this.out.write(`${paint(level === 'warn' ? 'yellow' : 'cyan', '>')} ${message}\n`);
+  }
+}
+
+export const KEY_HELP = [
+  'keys:  r  replay the last event',
+  '       p  pause / resume forwarding (paused events are recorded as skipped)',
+  '       c  change source, transform, template or delay',
+  '       h  this help',
+  '       q  quit (Ctrl+C too); the destination stays for the next run',
+].join('\n');

@@ -1,0 +1,88 @@
+import { postJson } from '../sending/http-client';
+import { truncateUtf8 } from '../sending/send-result';
+import { CliError, EXIT } from './cli-errors';
+
+/** One forward the API hands the CLI on the `cliForwards` subscription (CLI-CONTRACT.md). */
+export interface CliForward {
+  id: string;
+  eventId: string;
+  deliveryId: string;
+  attemptNumber: number;
+  eventType: string;
+  sourceSlug: string;
+  receivedAt: string;
+  method: string;
+  headers: Record<string, unknown>;
+  body: string;
+  delayMs: number;
+}
+export const CLI_FORWARD_FIELDS = 'id eventId deliveryId attemptNumber eventType sourceSlug receivedAt method headers body delayMs';
+
+/** The local answer, as `reportCliForward` takes it. */
+export interface ForwardResult {
+  forwardId: string;
+  statusCode: number | null;
+  responseHeaders: Record<string, string> | null;
+  responseBody: string | null;
+  latencyMs: number;
+  error: string | null;
+  skipped?: boolean;
+}
+
+/** What the CLI sends back of the local body; the API keeps the first 4096 bytes of it. */
+export const REPORTED_BODY_LIMIT_BYTES = 64 * 1024;
+/** The local server gets as long as a webhook destination does (RULINGS §26). */
+export const LOCAL_TIMEOUT_MS = 30_000;
+
+export function parsePort(value: string): number {
+  const port = /^\d{1,5}$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new CliError(`invalid port "${value}": the port must be a number from 1 to 65535`, EXIT.usage);
+  }
+  return port;
+}
+
+/** `--path`: where on the local server events go; always starts with "/". */
+export function parseForwardPath(value: string): string {
+  const trimmed = value.trim();
+  if (/[\s#]/.test(trimmed) || /^[a-z][a-z0-9+.-]*:/i.test(trimmed)) {
+    throw new CliError(`invalid path "${value}": give a path such as /webhooks (no scheme, host, spaces or #)`, EXIT.usage);
+  }
+  return trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
+}
+
+export function parseDelayMs(value: string): number {
+  const delay = /^\d+$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
+  if (!Number.isInteger(delay) || delay > 10_000) throw new CliError(`invalid delay "${value}": give milliseconds from 0 to 10000`, EXIT.usage);
+  return delay;
+}
+
+export const localUrl = (port: number, path: string) => `http://localhost:${port}${path}`;
+
+/** POSTs the forward's exact body and headers to the local server; never throws (the result says what happened). */
+export async function forwardLocally(forward: CliForward, target: { port: number; path: string }, timeoutMs = LOCAL_TIMEOUT_MS): Promise<ForwardResult> {
+  const headers = Object.fromEntries(Object.entries(forward.headers).map(([name, value]) => [name, String(value)]));
+  const outcome = await postJson(localUrl(target.port, target.path), forward.body, { timeoutMs, allowPrivateNetworks: true, headers });
+  if ('error' in outcome) {
+    return { forwardId: forward.id, statusCode: null, responseHeaders: null, responseBody: null, latencyMs: outcome.latencyMs, error: outcome.error };
+  }
+  return {
+    forwardId: forward.id,
+    statusCode: outcome.statusCode,
+    responseHeaders: outcome.headers,
+    responseBody: truncateUtf8(outcome.body, REPORTED_BODY_LIMIT_BYTES).text,
+    latencyMs: outcome.latencyMs,
+    error: null,
+  };
+}
+
+/** The answer for a forward that arrived while paused: not sent, recorded by the API as a permanent failure. */
+export const skippedResult = (forward: CliForward): ForwardResult => ({
+  forwardId: forward.id,
+  statusCode: null,
+  responseHeaders: null,
+  responseBody: null,
+  latencyMs: 0,
+  error: 'paused in the CLI: not forwarded',
+  skipped: true,
+});

@@ -1,0 +1,177 @@
+/**
+ * The service's own commands (`relay start`, `api`, `worker`, `migrate`, …),
+ * loaded only when one of them runs, so that the client commands (`login`,
+ * `listen`) start without the server's dependencies.
+ */
+import 'reflect-metadata';
+import fs from 'node:fs';
+import path from 'node:path';
+import { printSchema } from 'graphql';
+import { createContainer } from '../app/container';
+import { startApiProcess, startWorkerProcess } from '../app/processes';
+import { createLogger, type Logger } from '../common/logger';
+import { ConfigError, type Config, loadConfig } from '../config/config';
+import { createOrm, migrate } from '../db/orm';
+import { buildRelaySchema } from '../graphql/schema';
+import { withDevSecrets } from '../launcher/dev-secrets';
+import { type RunningService, startEmbeddedPostgres } from '../launcher/postgres';
+import { type NeededPort, assertPortsFree } from '../launcher/ports';
+import { findTemporalCli, startTemporalDevServer } from '../launcher/temporal';
+import { ensureSearchAttributes } from '../temporal/ensure-search-attributes';
+import { bundleWorkflows } from '../worker/worker';
+
+function config(env: NodeJS.ProcessEnv = process.env): Config {
+  const dataDir = env.RELAY_DATA_DIR ?? '.relay';
+  return loadConfig(withDevSecrets(env, dataDir));
+}
+
+/** Runs `stop` on SIGINT/SIGTERM once; a second signal exits at once. */
+function onShutdown(log: Logger, stop: () => Promise<void>): void {
+  let stopping = false;
+  const handler = (signal: string) => {
+    if (stopping) {
+      log.warn({ signal }, 'second signal: exiting without waiting');
+      process.exit(130);
+    }
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    stop()
+      .then(() => process.exit(0))
+      .catch((err) => {
+        log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      });
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+}
+
+/** The ports `relay start` will listen on: the API always, PostgreSQL and Temporal when it starts them itself. */
+function portsToStart(cfg: Config): NeededPort[] {
+  const ports: NeededPort[] = [{ setting: 'PORT', port: cfg.PORT, host: cfg.HOST, what: 'the HTTP API' }];
+  if (!cfg.DATABASE_URL) ports.push({ setting: 'RELAY_PG_PORT', port: cfg.RELAY_PG_PORT, host: '127.0.0.1', what: 'the embedded PostgreSQL' });
+  if (!cfg.TEMPORAL_ADDRESS) {
+    ports.push({ setting: 'RELAY_TEMPORAL_PORT', port: cfg.RELAY_TEMPORAL_PORT, host: '127.0.0.1', what: 'the Temporal dev server' });
+    ports.push({ setting: 'RELAY_TEMPORAL_UI_PORT', port: cfg.RELAY_TEMPORAL_UI_PORT, host: '127.0.0.1', what: 'the Temporal web UI' });
+  }
+  return ports;
+}
+
+export async function start(): Promise<void> {
+  const base = config();
+  const log = createLogger(base.LOG_LEVEL);
+  await assertPortsFree(portsToStart(base));
+  const dataDir = path.resolve(base.RELAY_DATA_DIR);
+  const services: RunningService[] = [];
+  const stopServices = async () => {
+    for (const s of services.reverse()) await s.stop().catch((err) => log.warn({ err }, 'stop failed'));
+  };
+  try {
+    let databaseUrl = base.DATABASE_URL;
+    if (!databaseUrl) {
+      log.info({ dataDir: path.join(dataDir, 'postgres') }, 'starting embedded PostgreSQL');
+      const pg = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'postgres'), port: base.RELAY_PG_PORT, log });
+      services.push(pg);
+      databaseUrl = pg.url;
+    }
+    let temporalAddress = base.TEMPORAL_ADDRESS;
+    let temporalUi: string | undefined;
+    if (!temporalAddress) {
+      const cliPath = findTemporalCli(base.TEMPORAL_CLI_PATH, log);
+      log.info({ cliPath }, 'starting Temporal dev server');
+      const temporal = await startTemporalDevServer({
+        cliPath,
+        dbFile: path.join(dataDir, 'temporal.db'),
+        port: base.RELAY_TEMPORAL_PORT,
+        uiPort: base.RELAY_TEMPORAL_UI_PORT,
+        namespace: base.TEMPORAL_NAMESPACE,
+        log,
+      });
+      services.push(temporal);
+      temporalAddress = temporal.url;
+      temporalUi = temporal.uiUrl;
+    } else {
+      await ensureSearchAttributes(temporalAddress, base.TEMPORAL_NAMESPACE);
+    }
+
+    const cfg = config({ ...process.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress });
+    const container = await createContainer(cfg, log);
+    container.onClose(stopServices);
+    const applied = await migrate(container.orm);
+    if (applied.length) log.info({ applied }, 'migrations applied');
+    const api = await startApiProcess(container);
+    if (cfg.RELAY_RUN_WORKER) await startWorkerProcess(container);
+    onShutdown(log, () => container.close());
+
+    const lines = [
+      '',
+      'webhook relay is running',
+      `  API + ingress   ${cfg.publicBaseUrl}   (POST /hooks/:slug, /v1, /healthz, /readyz)`,
+      `  GraphQL         ${cfg.publicBaseUrl}/graphql   (subscriptions: ws on the same path)`,
+      `  PostgreSQL      ${databaseUrl.replace(/:[^:@/]+@/, ':***@')}`,
+      `  Temporal        ${temporalAddress}${temporalUi ? `   (web UI ${temporalUi})` : ''}`,
+      `  worker          ${cfg.RELAY_RUN_WORKER ? `task queue ${cfg.TEMPORAL_TASK_QUEUE}` : 'not started (RELAY_RUN_WORKER=0)'}`,
+      `  listening on    ${api.url}`,
+      'Press Ctrl+C to stop.',
+      '',
+    ];
+    process.stdout.write(lines.join('\n') + '\n');
+  } catch (err) {
+    await stopServices();
+    throw err;
+  }
+}
+
+export async function api(): Promise<void> {
+  const cfg = config();
+  await assertPortsFree([{ setting: 'PORT', port: cfg.PORT, host: cfg.HOST, what: 'the HTTP API' }]);
+  const container = await createContainer(cfg);
+  const server = await startApiProcess(container);
+  onShutdown(container.log, () => container.close());
+  container.log.info({ url: server.url }, 'API listening');
+}
+
+export async function worker(): Promise<void> {
+  const cfg = config();
+  const container = await createContainer(cfg);
+  await startWorkerProcess(container);
+  onShutdown(container.log, () => container.close());
+  container.log.info({ taskQueue: cfg.TEMPORAL_TASK_QUEUE }, 'worker running');
+}
+
+export async function runMigrations(): Promise<void> {
+  const cfg = config();
+  if (!cfg.DATABASE_URL) throw new ConfigError('DATABASE_URL: required by `relay migrate`');
+  const orm = await createOrm(cfg.DATABASE_URL);
+  try {
+    const applied = await migrate(orm);
+    process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
+  } finally {
+    await orm.close();
+  }
+  if (cfg.TEMPORAL_ADDRESS) {
+    const added = await ensureSearchAttributes(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE);
+    process.stdout.write(added.length ? `search attributes added: ${added.join(', ')}\n` : 'search attributes present\n');
+  }
+}
+
+export async function emitSchema(): Promise<void> {
+  const out = path.resolve(__dirname, '..', '..', 'schema', 'schema.graphql');
+  fs.writeFileSync(out, printSchema(await buildRelaySchema()) + '\n');
+  process.stdout.write(`wrote ${out}\n`);
+}
+
+
+/** `relay bench <name>`: runs bench/<name>.bench.ts. */
+export async function bench(name: string, args: string[]): Promise<void> {
+  const file = path.resolve(__dirname, '..', '..', 'bench', `${name}.bench`);
+  if (!/^[a-z-]+$/.test(name) || !['.ts', '.js'].some((ext) => fs.existsSync(file + ext))) {
+    throw new ConfigError(`bench: unknown benchmark "${name}" (see bench/)`);
+  }
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  await (require(file) as { main(args: string[]): Promise<void> }).main(args);
+}
+
+export async function bundle(): Promise<void> {
+  process.stdout.write(`wrote ${await bundleWorkflows()}\n`);
+}
