@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError } from '../config/config';
 import { PortInUseError } from '../launcher/ports';
+import { buildDashboard } from './build-dashboard';
 import { CliError, EXIT } from './cli-errors';
 import { listen } from './listen.command';
 import { login, logout, whoami } from './login.command';
@@ -28,6 +29,11 @@ function program(): Command {
   relay.command('migrate').description('apply database migrations and register Temporal search attributes').action(async () => (await server()).runMigrations());
   relay.command('emit-schema').description('write the GraphQL SDL to schema/schema.graphql').action(async () => (await server()).emitSchema());
   relay.command('bundle-workflows').description('pre-bundle workflow code for production workers').action(async () => (await server()).bundle());
+  relay
+    .command('build-dashboard')
+    .description('build the web dashboard into dashboard/dist (RELAY_DASHBOARD_DIR)')
+    .option('--if-missing', 'only when it is not built yet')
+    .action(async (opts: { ifMissing?: boolean }) => buildDashboard(opts.ifMissing === true));
   relay
     .command('bench')
     .description('run a benchmark (ingress, delivery, render, sending, soak, scaling, listen)')

@@ -70,6 +70,8 @@ const schema = z.object({
   CHAT_C_API_BASE_URL: optionalUrl.optional(),
   RELAY_EVENT_RETENTION_DAYS: int(1, 3650).default(30),
   RELAY_RUN_WORKER: bool.default(true),
+  /** The built dashboard served at `/` (src/http/dashboard.ts); default dashboard/dist in the package. */
+  RELAY_DASHBOARD_DIR: z.string().min(1).optional(),
   /** `relay worker` serves its own `/metrics` here (HOST); unset: no listener. `relay start` shows them on the API's `/metrics`. */
   RELAY_WORKER_METRICS_PORT: int(0, 65535).optional(),
   /** OTLP/HTTP collector base URL (…/v1/traces is appended); unset: tracing off (src/telemetry/tracing.ts). */

@@ -216,14 +216,17 @@ export const deadLetterQuery = paginationQuery.extend({
   endpoint_id: z.uuid().optional(),
 });
 
-/** The dead-letter queue: failed deliveries, newest first, that no replay has taken over yet. */
+/** Deliveries `d` in the dead-letter queue: failed, and no replay has taken them over yet. */
+const IN_DEAD_LETTER_QUEUE = `d.project_id = ? and d.dead_lettered_at is not null
+        and not exists (select 1 from deliveries r where r.replay_of_id = d.id)`;
+
+/** The dead-letter queue, newest first. */
 export async function listDeadLetters(ctx: ProjectContext, query: unknown): Promise<Page<Delivery>> {
   const f = parseInput(deadLetterQuery, query ?? {}, 'query');
   const cursor = cursorFilter(f as PageRequest).id?.$lt ?? null;
   const { rows } = await knexOf(ctx).raw(
     `select d.id from deliveries d
-      where d.project_id = ? and d.dead_lettered_at is not null
-        and not exists (select 1 from deliveries r where r.replay_of_id = d.id)
+      where ${IN_DEAD_LETTER_QUEUE}
         and (?::uuid is null or d.id < ?::uuid)
         and (?::uuid is null or d.destination_id = ?::uuid)
         and (?::uuid is null or d.endpoint_id = ?::uuid)
@@ -232,4 +235,13 @@ export async function listDeadLetters(ctx: ProjectContext, query: unknown): Prom
   );
   const deliveries = await ctx.em.find(Delivery, { id: { $in: rows.map((r: { id: string }) => r.id) } }, { orderBy: { id: 'desc' } });
   return toPage(deliveries, f, (d) => d);
+}
+
+/** How many deliveries the dead-letter queue holds, for the project or one of its endpoints. */
+export async function countDeadLetters(ctx: ProjectContext, endpointId: string | null): Promise<number> {
+  const { rows } = await knexOf(ctx).raw(
+    `select count(*)::int as n from deliveries d where ${IN_DEAD_LETTER_QUEUE} and (?::uuid is null or d.endpoint_id = ?::uuid)`,
+    [ctx.project.id, endpointId, endpointId],
+  );
+  return rows[0].n;
 }

@@ -18,6 +18,12 @@ import {
   updateEndpointInput,
 } from './endpoint.service';
 import type { EndpointView } from './endpoint.view';
+import { sendTestEvent, type TestEventView } from './endpoint-test.service';
+
+@ObjectType('TestEvent')
+class TestEventType implements TestEventView {
+  @Field(() => ID, { name: 'eventId' }) event_id!: string;
+}
 
 /** GraphQL shape of EndpointView (camelCase names over the REST view). */
 @ObjectType('Endpoint')
@@ -112,5 +118,14 @@ export class EndpointResolver {
     @Arg('projectId', () => ID, projectArg) _projectId?: string,
   ): Promise<EndpointType> {
     return rotateSecret(ctx, id, parseInput(rotateEndpointSecretBody, snakeKeys(input ?? {}), 'input'));
+  }
+
+  @Mutation(() => TestEventType, { description: 'Sends a sample event through the real ingress path (signed with the endpoint’s secret) and returns its id.' })
+  sendTestEvent(
+    @Arg('endpointId', () => ID) endpointId: string,
+    @Scoped(write) ctx: ProjectContext,
+    @Arg('projectId', () => ID, projectArg) _projectId?: string,
+  ): Promise<TestEventType> {
+    return sendTestEvent(ctx, endpointId);
   }
 }

@@ -12,6 +12,7 @@ import {
   updateEndpointInput,
 } from './endpoint.service';
 import { endpointView } from './endpoint.view';
+import { sendTestEvent, testEventView } from './endpoint-test.service';
 
 const read = { scope: 'project', permission: 'read' } as const;
 const write = { scope: 'project', permission: 'write' } as const;
@@ -46,5 +47,11 @@ export const endpointRoutes = [
     method: 'post', path: '/v1/endpoints/:id/signing-secret', tag: 'endpoints', summary: 'Rotate the signing secret, with an overlap window',
     access: write, params: idParams, body: rotateEndpointSecretBody, response: endpointView,
     handler: (ctx, { params, body }) => rotateSecret(ctx, params.id, body),
+  }),
+  route({
+    method: 'post', path: '/v1/endpoints/:id/test', tag: 'endpoints',
+    summary: 'Send a sample event through the real ingress path (signed with the endpoint\'s secret); returns its id',
+    access: write, params: idParams, response: testEventView, status: 201,
+    handler: (ctx, { params }) => sendTestEvent(ctx, params.id),
   }),
 ];

@@ -17,12 +17,13 @@ import { HealthResolver } from '../health/health.resolver';
 import { OAuthResolver } from '../oauth/oauth.resolver';
 import { OrganizationResolver } from '../organizations/organization.resolver';
 import { ProjectResolver } from '../projects/project.resolver';
+import { ProjectMetricsResolver } from '../project-metrics/project-metrics.resolver';
 import { noTopicPubSub } from '../subscriptions/live-feed';
 import { LiveResolver } from '../subscriptions/live.resolver';
 
 /** Every resolver class; add new ones here. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const resolvers: NonEmptyArray<Function> = [HealthResolver, ProjectResolver, AccountResolver, OrganizationResolver, ApiKeyResolver, OAuthResolver, EventResolver, DeliveryResolver, LiveResolver, EndpointResolver, FilterGroupResolver, DestinationResolver, LinkResolver, TemplateResolver, TransformResolver, CliSessionResolver];
+export const resolvers: NonEmptyArray<Function> = [HealthResolver, ProjectResolver, AccountResolver, OrganizationResolver, ApiKeyResolver, OAuthResolver, EventResolver, DeliveryResolver, LiveResolver, EndpointResolver, FilterGroupResolver, DestinationResolver, LinkResolver, TemplateResolver, TransformResolver, CliSessionResolver, ProjectMetricsResolver];
 
 /** Every argument of every field, whether or not its resolver calls parseInput, is checked for NUL characters. */
 const rejectNulArguments: MiddlewareFn = ({ args }, next) => {
@@ -30,10 +31,21 @@ const rejectNulArguments: MiddlewareFn = ({ args }, next) => {
   return next();
 };
 
+/**
+ * A query's nullable argument given as `null` (`cursor: null`, `endpointId: null`, as clients send unset variables)
+ * means "not given", as an absent query parameter does in REST. Mutations keep null: there it can mean "clear".
+ */
+const readNullArgumentsAsAbsent: MiddlewareFn = ({ args, info }, next) => {
+  if (info.operation.operation !== 'mutation') {
+    for (const [name, value] of Object.entries(args)) if (value === null) delete args[name];
+  }
+  return next();
+};
+
 let cached: Promise<GraphQLSchema> | undefined;
 
 /** Built once per process. `npm run schema:emit` writes it to schema/schema.graphql. */
 export function buildRelaySchema(): Promise<GraphQLSchema> {
-  cached ??= buildSchema({ resolvers, validate: false, pubSub: noTopicPubSub, globalMiddlewares: [rejectNulArguments] });
+  cached ??= buildSchema({ resolvers, validate: false, pubSub: noTopicPubSub, globalMiddlewares: [rejectNulArguments, readNullArgumentsAsAbsent] });
   return cached;
 }

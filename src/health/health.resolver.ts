@@ -1,4 +1,7 @@
 import { Field, ObjectType, Query, Resolver } from 'type-graphql';
+import type { RequestContext } from '../common/request-context';
+import { Scoped } from '../graphql/scoped';
+import type { OAuthProvider } from '../common/types';
 
 @ObjectType()
 class ServiceInfo {
@@ -7,12 +10,19 @@ class ServiceInfo {
 
   @Field()
   version!: string;
+
+  @Field(() => [String], { description: 'OAuth providers configured for sign-in (OAUTH_<PROVIDER>_CLIENT_ID set); the dashboard shows a button for each.' })
+  oauthProviders!: string[];
 }
 
 @Resolver()
 export class HealthResolver {
   @Query(() => ServiceInfo, { description: 'Name and version of the relay answering.' })
-  serviceInfo(): ServiceInfo {
-    return { name: 'webhook-relay', version: process.env.npm_package_version ?? '0.1.0' };
+  serviceInfo(@Scoped({ scope: 'public' }) ctx: RequestContext): ServiceInfo {
+    return {
+      name: 'webhook-relay',
+      version: process.env.npm_package_version ?? '0.1.0',
+      oauthProviders: Object.keys(ctx.container.config.oauthProviders) as OAuthProvider[],
+    };
   }
 }

@@ -7,10 +7,11 @@ import { ingressRoutes } from '../ingress/ingress.routes';
 import { metricsRoutes } from '../metrics/metrics.routes';
 import type { ManagementRateLimiter } from '../rate-limit/management-rate-limit';
 import { clientAddress } from './client-address';
+import { dashboardDir, dashboardMiddleware } from './dashboard';
 import { errorMiddleware } from './error-middleware';
 import { v1Router } from './v1';
 
-/** The Koa app: ingress (`/hooks/:slug`), the `/v1` REST facade, `/graphql`, health. */
+/** The Koa app: ingress (`/hooks/:slug`), the `/v1` REST facade, `/graphql`, health, the dashboard at `/`. */
 export function createHttpApp(container: AppContainer, rateLimiter: ManagementRateLimiter, graphql: Middleware): Koa {
   const hops = container.config.RELAY_TRUST_PROXY;
   // X-Forwarded-* only from the proxies the operator declared; `ctx.ip` is the one client address everything uses.
@@ -22,6 +23,8 @@ export function createHttpApp(container: AppContainer, rateLimiter: ManagementRa
     await next();
   });
   app.use(errorMiddleware(container.log));
+  // Before the rate limiter: loading the dashboard's files is not API use.
+  app.use(dashboardMiddleware(dashboardDir(container.config.RELAY_DASHBOARD_DIR)));
   app.use(rateLimiter.middleware);
 
   const routers = [ingressRoutes(container), healthRoutes(container), metricsRoutes(), v1Router(container)];

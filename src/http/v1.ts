@@ -7,6 +7,7 @@ import { apiKeyRoutes } from '../api-keys/api-key.routes';
 import { oauthRoutes } from '../oauth/oauth.routes';
 import { organizationRoutes } from '../organizations/organization.routes';
 import { projectRoutes } from '../projects/project.routes';
+import { projectMetricsRoutes } from '../project-metrics/project-metrics.routes';
 import { destinationRoutes } from '../destinations/destination.routes';
 import { endpointRoutes } from '../endpoints/endpoint.routes';
 import { filterGroupRoutes } from '../filters/filter-group.routes';
@@ -17,7 +18,7 @@ import { buildOpenApiDocument } from './openapi';
 import { mountRoutes, type RouteDef } from './route';
 
 /** Every `/v1` operation; add a resource's routes here. The OpenAPI document is built from this list. */
-export const v1Routes: RouteDef[] = [...accountRoutes, ...organizationRoutes, ...projectRoutes, ...apiKeyRoutes, ...oauthRoutes, ...eventRoutes, ...deliveryRoutes, ...endpointRoutes, ...filterGroupRoutes, ...destinationRoutes, ...linkRoutes, ...templateRoutes, ...transformRoutes];
+export const v1Routes: RouteDef[] = [...accountRoutes, ...organizationRoutes, ...projectRoutes, ...apiKeyRoutes, ...oauthRoutes, ...eventRoutes, ...deliveryRoutes, ...endpointRoutes, ...filterGroupRoutes, ...destinationRoutes, ...linkRoutes, ...templateRoutes, ...transformRoutes, ...projectMetricsRoutes];
 
 export function v1Router(container: AppContainer): Router {
   const router = new Router();

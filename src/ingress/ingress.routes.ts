@@ -3,11 +3,11 @@ import type { AppContainer } from '../app/container';
 import { AppError, ClientAbortedError, ServiceUnavailableError } from '../common/errors';
 import { ingressRequests } from '../metrics/metrics';
 import { recordEventSpan } from '../telemetry/tracing';
-import { createIngress } from './ingress.service';
+import { ingressFor } from './ingress.service';
 
 /** `POST /hooks/:slug` (SPEC "POST /hooks/:slug"); errors are mapped by src/http/error-middleware.ts. */
 export function ingressRoutes(container: AppContainer): Router {
-  const { ingress, ready } = createIngress(container);
+  const { ingress, ready } = ingressFor(container);
   const router = new Router();
   router.post('/hooks/:slug', async (ctx) => {
     await ready;

@@ -1,14 +1,14 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { Pool } from 'pg';
 import type { AppContainer } from '../app/container';
-import { ConflictError, NotFoundError } from '../common/errors';
+import { ConflictError, NotFoundError, PayloadTooLargeError } from '../common/errors';
 import { uuidv7 } from '../common/ids';
 import { hashToken } from '../common/secret-box';
 import type { ConditionInput } from '../conditions/field-path';
 import { ingressEventsStored } from '../metrics/metrics';
 import { authenticate, type Headers } from './auth';
 import { NOTIFY } from '../common/notify-channels';
-import { activeSecrets, EndpointCache } from './endpoint-cache';
+import { activeSecrets, EndpointCache, type IngressEndpoint } from './endpoint-cache';
 import { extractEventType } from './event-type';
 import { GroupCommitWriter } from './event-writer';
 import { passesFilters } from './filters';
@@ -22,11 +22,23 @@ export interface IngressRequest {
   sourceIp: string | null;
 }
 
+export interface BufferedIngressRequest {
+  slug: string;
+  headers: IncomingHttpHeaders;
+  raw: Buffer;
+  sourceIp: string | null;
+}
+
+interface ReadHeaders {
+  headers: Headers;
+  stored: string;
+}
+
 /** Credentials are not kept in the stored copy of the headers. */
 const REDACTED_HEADERS = new Set(['authorization', 'x-codehostb-token', 'cookie']);
 
 /** Header values as single strings (repeated headers joined), and the JSON text to store, in one pass. */
-function readHeaders(raw: IncomingHttpHeaders): { headers: Headers; stored: string } {
+function readHeaders(raw: IncomingHttpHeaders): ReadHeaders {
   const headers: Headers = {};
   const stored: Headers = {};
   for (const name in raw) {
@@ -53,12 +65,31 @@ export class Ingress {
   ) {}
 
   async receive({ slug, req, sourceIp }: IngressRequest): Promise<{ event_id: string }> {
+    const endpoint = await this.activeEndpoint(slug);
+    const headers = readHeaders(req.headers);
+    assertJsonContentType(headers.headers['content-type']);
+    return this.store(endpoint, headers, await readRawBody(req, this.maxBodyBytes), sourceIp);
+  }
+
+  /**
+   * A request whose body is already in memory, through the same steps as `receive`
+   * (authentication included): the endpoint Test button (src/endpoints/endpoint-test.service.ts).
+   */
+  async receiveBuffered({ slug, headers, raw, sourceIp }: BufferedIngressRequest): Promise<{ event_id: string }> {
+    const endpoint = await this.activeEndpoint(slug);
+    const read = readHeaders(headers);
+    assertJsonContentType(read.headers['content-type']);
+    if (raw.length > this.maxBodyBytes) throw new PayloadTooLargeError(this.maxBodyBytes);
+    return this.store(endpoint, read, raw, sourceIp);
+  }
+
+  private async activeEndpoint(slug: string): Promise<IngressEndpoint> {
     const endpoint = await this.cache.get(slug);
     if (!endpoint || !endpoint.isActive) throw new NotFoundError('Endpoint', slug);
-    const { headers, stored } = readHeaders(req.headers);
-    assertJsonContentType(headers['content-type']);
-    const raw = await readRawBody(req, this.maxBodyBytes);
+    return endpoint;
+  }
 
+  private async store(endpoint: IngressEndpoint, { headers, stored }: ReadHeaders, raw: Buffer, sourceIp: string | null): Promise<{ event_id: string }> {
     await authenticate(
       { provider: endpoint.provider, projectId: endpoint.projectId, secrets: activeSecrets(endpoint) },
       headers,
@@ -96,8 +127,20 @@ export class Ingress {
   }
 }
 
+const shared = new WeakMap<AppContainer, { ingress: Ingress; ready: Promise<void> }>();
+
+/** The process's one ingress pipeline (one pool, one cache), for `POST /hooks/:slug` and the endpoint Test button. */
+export function ingressFor(container: AppContainer): { ingress: Ingress; ready: Promise<void> } {
+  let found = shared.get(container);
+  if (!found) {
+    found = createIngress(container);
+    shared.set(container, found);
+  }
+  return found;
+}
+
 /** Builds ingress on its own small pg pool (the hot path skips the ORM) and registers its shutdown. */
-export function createIngress(container: AppContainer): { ingress: Ingress; ready: Promise<void> } {
+function createIngress(container: AppContainer): { ingress: Ingress; ready: Promise<void> } {
   const { config, log } = container;
   const pool = new Pool({ connectionString: config.DATABASE_URL, max: 10 });
   pool.on('error', (err) => log.warn({ err }, 'ingress pool connection error'));

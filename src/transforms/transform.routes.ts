@@ -6,10 +6,12 @@ import {
   deleteTransform,
   getTransform,
   listTransforms,
+  previewTransform,
+  previewTransformInput,
   updateTransform,
   updateTransformInput,
 } from './transform.service';
-import { transformView } from './transform.view';
+import { transformPreviewView, transformView } from './transform.view';
 
 const read = { scope: 'project', permission: 'read' } as const;
 const write = { scope: 'project', permission: 'write' } as const;
@@ -24,6 +26,11 @@ export const transformRoutes = [
     method: 'post', path: '/v1/transforms', tag: 'transforms', summary: 'Create a JSONata transform (compiled on save)',
     access: write, body: createTransformInput, response: transformView, status: 201,
     handler: (ctx, { body }) => createTransform(ctx, body),
+  }),
+  route({
+    method: 'post', path: '/v1/transforms/preview', tag: 'transforms', summary: 'Run a JSONata expression against a sample payload or a stored event: its result, or its error with the character position',
+    access: read, body: previewTransformInput, response: transformPreviewView,
+    handler: (ctx, { body }) => previewTransform(ctx, body),
   }),
   route({
     method: 'get', path: '/v1/transforms/:id', tag: 'transforms', summary: 'Get a transform',

@@ -21,3 +21,16 @@ export function toTransformView(t: Transform): TransformView {
     updated_at: t.updatedAt.toISOString(),
   };
 }
+
+export const transformPreviewView = z.object({
+  result: z.unknown().describe('What the transform returned; null when it failed'),
+  error: z
+    .object({
+      code: z.enum(['transform_failed', 'transform_timeout', 'transform_empty']),
+      message: z.string(),
+      position: z.number().int().min(0).optional().describe('Character position in the expression, when jsonata knows it'),
+    })
+    .nullable()
+    .describe('Why the transform failed (a delivery would fail the same way and go to the dead-letter queue); null when it ran'),
+});
+export type TransformPreviewView = z.infer<typeof transformPreviewView>;

@@ -62,6 +62,7 @@ const EXCEPTIONS: Record<string, AccessRequirement['scope'] | Permission> = {
   'POST /v1/oauth/:provider/authorize': 'public',
   'POST /v1/oauth/cli/token': 'public',
   'POST /v1/templates/preview': 'read',
+  'POST /v1/transforms/preview': 'read',
 };
 
 /** The scope or permission RULINGS.md §16 calls for, or undefined for a tag nobody classified yet. */

@@ -39,6 +39,13 @@ describe('GraphQL syntax and validation errors', () => {
     expect(res.errors?.[0]).toMatchObject({ message: expect.stringContaining('$limit'), extensions: { code: 'graphql_validation_failed', status: 400 } });
   });
 
+  it('reads a query argument given as null as not given (unset variables), as REST reads an absent parameter', async () => {
+    const query = 'query($cursor: String, $endpointId: ID, $status: String) { events(cursor: $cursor, endpointId: $endpointId, status: $status) { data { id } nextCursor } }';
+    const res = await gql(api.baseUrl, query, { cursor: null, endpointId: null, status: null }, { token });
+    expect(res.errors).toBeUndefined();
+    expect(res.data).toEqual({ events: { data: [], nextCursor: null } });
+  });
+
   it('answers the same errors over graphql-ws, keeping the connection open', async () => {
     const { client } = liveClient(api.baseUrl, token);
     clients.push(client);

@@ -1,0 +1,7 @@
+export { Table, type Column } from './table';
+export { EmptyState, ErrorMessage, Field, FieldError } from './feedback';
+export { ConfirmButton, CopyButton } from './buttons';
+export { SecretOnce } from './secret-once';
+export { JsonView, KeyValues, Page, StatusBadge, Time } from './display';
+export { Pager, useCursorPager } from './pager';
+export { Can } from './can';

@@ -1,0 +1,52 @@
+/** The GraphQL shapes the pages read (only the fields they ask for). */
+export interface EndpointRef {
+  id: string;
+  name: string;
+  slug: string;
+}
+
+export interface EventRow {
+  id: string;
+  endpointId: string;
+  eventType: string;
+  status: string;
+  sourceIp: string | null;
+  createdAt: string;
+  endpoint: EndpointRef | null;
+}
+
+export interface Attempt {
+  id: string;
+  deliveryId: string;
+  attemptNumber: number;
+  status: string;
+  statusCode: number | null;
+  latencyMs: number | null;
+  responseHeaders: Record<string, string> | null;
+  responseBody: string | null;
+  responseBodyTruncated: boolean;
+  error: string | null;
+  nextRetryAt: string | null;
+  createdAt: string;
+}
+
+export interface Delivery {
+  id: string;
+  eventId: string;
+  status: string;
+  attemptCount: number;
+  nextRetryAt: string | null;
+  replayOfId: string | null;
+  deadLetteredAt: string | null;
+  completedAt: string | null;
+  createdAt: string;
+  destination: { id: string; name: string; type: string } | null;
+  attempts: Attempt[];
+}
+
+export interface Page<T> {
+  data: T[];
+  nextCursor: string | null;
+}
+
+export const EVENT_ROW_FIELDS = 'id endpointId eventType status sourceIp createdAt endpoint { id name slug }';

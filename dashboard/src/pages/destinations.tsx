@@ -1,0 +1,366 @@
+import { useState, type FormEvent } from 'react';
+import type { CombinedError } from '@urql/core';
+import { gql } from 'urql';
+import { Link, useLocation, useParams } from 'wouter';
+import { Can, ConfirmButton, EmptyState, ErrorMessage, Field, Page, Pager, SecretOnce, Table, Time, useCursorPager } from '../components';
+import { useProjectMutation, useProjectQuery } from '../lib/hooks';
+import { useCan } from '../lib/session';
+
+/** Destinations: list, create, edit, delete, and the webhook signing secret (rotate with overlap, cut over, clear). */
+
+const TYPES = ['webhook', 'chat_a', 'chat_b', 'chat_c'] as const;
+type DestinationKind = (typeof TYPES)[number] | 'cli';
+
+interface Destination {
+  id: string;
+  name: string;
+  type: DestinationKind;
+  webhookHost: string | null;
+  hasWebhookUrl: boolean;
+  hasBotToken: boolean;
+  hasSigningSecret: boolean;
+  previousSecretExpiresAt: string | null;
+  guildId: string | null;
+  channelId: string | null;
+  retryPolicy: { maxAttempts: number; backoff: number[] };
+  eventTypes: string[];
+  isActive: boolean;
+  createdAt: string;
+}
+
+const FIELDS = `id name type webhookHost hasWebhookUrl hasBotToken hasSigningSecret previousSecretExpiresAt guildId channelId
+  retryPolicy { maxAttempts backoff } eventTypes isActive createdAt`;
+
+const LIST = gql`query Destinations($projectId: ID, $cursor: String) {
+  destinations(projectId: $projectId, cursor: $cursor, limit: 50) { data { ${FIELDS} } nextCursor } }`;
+const ONE = gql`query Destination($projectId: ID, $id: ID!) { destination(projectId: $projectId, id: $id) { ${FIELDS} } }`;
+const CREATE = gql`mutation CreateDestination($projectId: ID, $input: DestinationInput!) {
+  createDestination(projectId: $projectId, input: $input) { id } }`;
+const UPDATE = gql`mutation UpdateDestination($projectId: ID, $id: ID!, $input: DestinationInput!) {
+  updateDestination(projectId: $projectId, id: $id, input: $input) { ${FIELDS} } }`;
+const DELETE = gql`mutation DeleteDestination($projectId: ID, $id: ID!) { deleteDestination(projectId: $projectId, id: $id) }`;
+const ROTATE = gql`mutation RotateDestinationSecret($projectId: ID, $id: ID!, $input: RotateDestinationSecretInput!) {
+  rotateDestinationSecret(projectId: $projectId, id: $id, input: $input) { ${FIELDS} } }`;
+const CLEAR = gql`mutation ClearDestinationSecret($projectId: ID, $id: ID!) {
+  clearDestinationSecret(projectId: $projectId, id: $id) { ${FIELDS} } }`;
+
+/** 32 random bytes as hex, made in the browser: the API takes the secret it is given and never returns it. */
+function generateSecret(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return `whsec_${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`;
+}
+
+function target(d: Destination): string {
+  if (d.webhookHost) return d.webhookHost;
+  if (d.channelId) return `channel ${d.channelId}`;
+  return d.type === 'cli' ? 'CLI session' : '—';
+}
+
+export function DestinationsPage() {
+  const pager = useCursorPager();
+  const [{ data, error, fetching }, refetch] = useProjectQuery<{ destinations: { data: Destination[]; nextCursor: string | null } }>(LIST, { cursor: pager.cursor });
+  const [creating, setCreating] = useState(false);
+  const [, navigate] = useLocation();
+  const rows = data?.destinations.data ?? [];
+  return (
+    <Page
+      title="Destinations"
+      actions={
+        <Can permission="write">
+          <button type="button" className="primary" onClick={() => setCreating((c) => !c)}>
+            {creating ? 'Close' : 'New destination'}
+          </button>
+        </Can>
+      }
+    >
+      {creating && (
+        <CreateDestination
+          onCreated={(id) => {
+            setCreating(false);
+            refetch({ requestPolicy: 'network-only' });
+            navigate(`/destinations/${id}`);
+          }}
+        />
+      )}
+      <ErrorMessage error={error} />
+      <Table
+        label="Destinations"
+        rows={rows}
+        rowKey={(d) => d.id}
+        onRowClick={(d) => navigate(`/destinations/${d.id}`)}
+        empty={
+          fetching ? (
+            <div className="loading">Loading…</div>
+          ) : (
+            !error && (
+              <EmptyState title="No destinations yet">
+                A destination is where events go: a webhook URL or a chat channel. Create one, then link it to an endpoint on the endpoint’s page.
+              </EmptyState>
+            )
+          )
+        }
+        columns={[
+          { header: 'Name', cell: (d) => <Link href={`/destinations/${d.id}`}>{d.name}</Link> },
+          { header: 'Type', cell: (d) => d.type },
+          { header: 'Target', cell: (d) => <code>{target(d)}</code> },
+          { header: 'Signed', cell: (d) => (d.type === 'webhook' ? (d.hasSigningSecret ? 'yes' : 'no') : '—'), className: 'hide-narrow' },
+          { header: 'Active', cell: (d) => (d.isActive ? 'yes' : <span className="muted">paused</span>) },
+          { header: 'Created', cell: (d) => <Time value={d.createdAt} />, className: 'hide-narrow' },
+        ]}
+      />
+      <Pager pager={pager} nextCursor={data?.destinations.nextCursor} />
+    </Page>
+  );
+}
+
+interface FormState {
+  name: string;
+  type: (typeof TYPES)[number];
+  webhookUrl: string;
+  botToken: string;
+  channelId: string;
+  guildId: string;
+  eventTypes: string;
+  maxAttempts: string;
+  backoff: string;
+}
+
+/** The form's text as the API's input; secrets only when typed (blank keeps the stored one). */
+function toInput(f: FormState, creating: boolean): Record<string, unknown> {
+  const input: Record<string, unknown> = { name: f.name };
+  if (creating) input.type = f.type;
+  if (f.webhookUrl) input.webhookUrl = f.webhookUrl;
+  if (f.botToken) input.botToken = f.botToken;
+  if (f.channelId || !creating) input.channelId = f.channelId || null;
+  if (f.type === 'chat_b' && (f.guildId || !creating)) input.guildId = f.guildId || null;
+  input.eventTypes = f.eventTypes.split(',').map((t) => t.trim()).filter(Boolean);
+  if (f.maxAttempts || f.backoff) {
+    input.retryPolicy = { maxAttempts: Number(f.maxAttempts), backoff: f.backoff.split(',').map((s) => Number(s.trim())).filter((n) => !Number.isNaN(n)) };
+  }
+  return input;
+}
+
+function DestinationFields({ form, set, error, creating }: { form: FormState; set: (patch: Partial<FormState>) => void; error: CombinedError | undefined; creating: boolean }) {
+  const chat = form.type !== 'webhook';
+  return (
+    <>
+      <Field label="Name" field="name" error={error}>
+        <input value={form.name} onChange={(e) => set({ name: e.target.value })} required />
+      </Field>
+      {creating && (
+        <Field label="Type" field="type" error={error}>
+          <select value={form.type} onChange={(e) => set({ type: e.target.value as FormState['type'] })}>
+            {TYPES.map((t) => (
+              <option key={t}>{t}</option>
+            ))}
+          </select>
+        </Field>
+      )}
+      {form.type !== 'chat_c' && (
+        <Field label="Webhook URL" field="webhookUrl" error={error} hint={creating ? 'Stored encrypted; only its host is shown afterwards.' : 'Leave blank to keep the current URL.'}>
+          <input type="url" value={form.webhookUrl} onChange={(e) => set({ webhookUrl: e.target.value })} placeholder="https://example.com/hooks/relay" />
+        </Field>
+      )}
+      {chat && (
+        <Field label="Bot token" field="botToken" error={error} hint={creating ? 'Optional for chat_a/chat_b (then give a channel).' : 'Leave blank to keep the current token.'}>
+          <input type="password" autoComplete="off" value={form.botToken} onChange={(e) => set({ botToken: e.target.value })} />
+        </Field>
+      )}
+      {chat && (
+        <Field label="Channel id" field="channelId" error={error}>
+          <input value={form.channelId} onChange={(e) => set({ channelId: e.target.value })} />
+        </Field>
+      )}
+      {form.type === 'chat_b' && (
+        <Field label="Guild id" field="guildId" error={error}>
+          <input value={form.guildId} onChange={(e) => set({ guildId: e.target.value })} />
+        </Field>
+      )}
+      <Field label="Event types" field="eventTypes" error={error} hint="Comma-separated; empty accepts every type.">
+        <input value={form.eventTypes} onChange={(e) => set({ eventTypes: e.target.value })} placeholder="push, issues.opened" />
+      </Field>
+      <div className="grid2">
+        <Field label="Max attempts" field="retryPolicy.maxAttempts" error={error}>
+          <input type="number" min={1} max={20} value={form.maxAttempts} onChange={(e) => set({ maxAttempts: e.target.value })} placeholder="default" />
+        </Field>
+        <Field label="Backoff (seconds)" field="retryPolicy.backoff" error={error} hint="Comma-separated; the last repeats.">
+          <input value={form.backoff} onChange={(e) => set({ backoff: e.target.value })} placeholder="10, 60, 300" />
+        </Field>
+      </div>
+    </>
+  );
+}
+
+const BLANK: FormState = { name: '', type: 'webhook', webhookUrl: '', botToken: '', channelId: '', guildId: '', eventTypes: '', maxAttempts: '', backoff: '' };
+
+function CreateDestination({ onCreated }: { onCreated: (id: string) => void }) {
+  const [form, setForm] = useState(BLANK);
+  const [state, create] = useProjectMutation<{ createDestination: { id: string } }>(CREATE);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const result = await create({ input: toInput(form, true) });
+    if (result.data) onCreated(result.data.createDestination.id);
+  };
+  return (
+    <form className="form card" onSubmit={submit} aria-label="New destination">
+      <h2>New destination</h2>
+      <DestinationFields form={form} set={(p) => setForm((f) => ({ ...f, ...p }))} error={state.error} creating />
+      <ErrorMessage error={state.error} fields={['name', 'type', 'webhookUrl', 'botToken', 'channelId', 'guildId', 'eventTypes', 'retryPolicy']} />
+      <div className="row">
+        <button type="submit" className="primary" disabled={state.fetching}>
+          Create
+        </button>
+        <span className="hint">A webhook destination’s signing secret is set on its page after creation.</span>
+      </div>
+    </form>
+  );
+}
+
+export function DestinationPage() {
+  const { id } = useParams<{ id: string }>();
+  const [{ data, error }, refetch] = useProjectQuery<{ destination: Destination }>(ONE, { id });
+  // No normalized cache: a mutation's answer does not update this query, so re-read after each change.
+  const reload = () => refetch({ requestPolicy: 'network-only' });
+  const [deleted, remove] = useProjectMutation(DELETE);
+  const [, navigate] = useLocation();
+  const canWrite = useCan('write');
+  const d = data?.destination;
+  if (!d) return <Page title="Destination">{error ? <ErrorMessage error={error} /> : <div className="loading">Loading…</div>}</Page>;
+  return (
+    <Page
+      title={
+        <>
+          <Link href="/destinations">Destinations</Link> / {d.name}
+        </>
+      }
+      actions={
+        <Can permission="write">
+          <ConfirmButton danger confirmText="Delete with its links and history?" onConfirm={async () => (await remove({ id })).data && navigate('/destinations')}>
+            Delete
+          </ConfirmButton>
+        </Can>
+      }
+    >
+      <ErrorMessage error={deleted.error} />
+      <div className="grid2">
+        {canWrite ? <EditDestination destination={d} onSaved={reload} /> : <DestinationSummary destination={d} />}
+        {d.type === 'webhook' && <SigningSecret destination={d} onChanged={reload} />}
+      </div>
+    </Page>
+  );
+}
+
+function DestinationSummary({ destination: d }: { destination: Destination }) {
+  return (
+    <div className="card">
+      <h2>Settings</h2>
+      <dl className="kv">
+        <div><dt>type</dt><dd>{d.type}</dd></div>
+        <div><dt>target</dt><dd>{target(d)}</dd></div>
+        <div><dt>event types</dt><dd>{d.eventTypes.join(', ') || 'all'}</dd></div>
+        <div><dt>retries</dt><dd>{d.retryPolicy.maxAttempts} attempts, backoff {d.retryPolicy.backoff.join(', ')} s</dd></div>
+        <div><dt>active</dt><dd>{d.isActive ? 'yes' : 'paused'}</dd></div>
+      </dl>
+    </div>
+  );
+}
+
+function EditDestination({ destination: d, onSaved }: { destination: Destination; onSaved: () => void }) {
+  const [form, setForm] = useState<FormState>({
+    ...BLANK,
+    name: d.name,
+    type: d.type === 'cli' ? 'webhook' : d.type,
+    channelId: d.channelId ?? '',
+    guildId: d.guildId ?? '',
+    eventTypes: d.eventTypes.join(', '),
+    maxAttempts: String(d.retryPolicy.maxAttempts),
+    backoff: d.retryPolicy.backoff.join(', '),
+  });
+  const [state, update] = useProjectMutation(UPDATE);
+  const [saved, setSaved] = useState(false);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setSaved(false);
+    const result = await update({ id: d.id, input: toInput(form, false) });
+    if (result.data) {
+      setSaved(true);
+      setForm((f) => ({ ...f, webhookUrl: '', botToken: '' }));
+      onSaved();
+    }
+  };
+  const toggle = async () => (await update({ id: d.id, input: { isActive: !d.isActive } })).data && onSaved();
+  return (
+    <form className="form card" onSubmit={submit} aria-label="Edit destination">
+      <h2>Settings</h2>
+      <div className="muted">
+        {d.type} · {target(d)} {d.hasBotToken && '· bot token set'}
+      </div>
+      {d.type !== 'cli' && <DestinationFields form={form} set={(p) => setForm((f) => ({ ...f, ...p }))} error={state.error} creating={false} />}
+      <ErrorMessage error={state.error} fields={['name', 'webhookUrl', 'botToken', 'channelId', 'guildId', 'eventTypes', 'retryPolicy']} />
+      <div className="row">
+        {d.type !== 'cli' && (
+          <button type="submit" className="primary" disabled={state.fetching}>
+            Save
+          </button>
+        )}
+        <button type="button" onClick={toggle} disabled={state.fetching}>
+          {d.isActive ? 'Pause' : 'Resume'}
+        </button>
+        {saved && <span className="muted">Saved.</span>}
+      </div>
+    </form>
+  );
+}
+
+/** Rotate (new secret, previous one keeps signing during the overlap), cut over at once, or clear. */
+function SigningSecret({ destination: d, onChanged }: { destination: Destination; onChanged: () => void }) {
+  const [overlapHours, setOverlapHours] = useState('24');
+  const [shown, setShown] = useState<string | null>(null);
+  const [rotated, rotate] = useProjectMutation(ROTATE);
+  const [cleared, clear] = useProjectMutation(CLEAR);
+  const run = async (overlapSeconds: number) => {
+    const secret = generateSecret();
+    const result = await rotate({ id: d.id, input: { signingSecret: secret, overlapSeconds } });
+    if (!result.data) return;
+    setShown(secret);
+    onChanged();
+  };
+  return (
+    <div className="card" aria-label="Signing secret">
+      <h2>Signing secret</h2>
+      <p className="muted">
+        {d.hasSigningSecret ? 'Deliveries are signed (X-Service-Signature).' : 'Not signed: deliveries carry no signature headers.'}
+        {d.previousSecretExpiresAt && (
+          <>
+            {' '}
+            The previous secret also signs until <Time value={d.previousSecretExpiresAt} />.
+          </>
+        )}
+      </p>
+      {shown && <SecretOnce label="New signing secret" value={shown} onDone={() => setShown(null)} />}
+      <Can permission="write">
+        <div className="form">
+          <Field label="Overlap (hours)" field="overlapSeconds" error={rotated.error} hint="During the overlap each delivery also carries a signature made with the old secret (at most 168 h).">
+            <input type="number" min={0} max={168} value={overlapHours} onChange={(e) => setOverlapHours(e.target.value)} />
+          </Field>
+          <div className="row">
+            <button type="button" className="primary" disabled={rotated.fetching} onClick={() => run(Math.round(Number(overlapHours) * 3600))}>
+              {d.hasSigningSecret ? 'Rotate' : 'Generate'}
+            </button>
+            {d.hasSigningSecret && (
+              <ConfirmButton confirmText="Old secret stops now: confirm" onConfirm={() => run(0)}>
+                Regenerate now
+              </ConfirmButton>
+            )}
+            {d.hasSigningSecret && (
+              <ConfirmButton danger confirmText="Stop signing: confirm" onConfirm={async () => (await clear({ id: d.id })).data && onChanged()}>
+                Clear
+              </ConfirmButton>
+            )}
+          </div>
+          <ErrorMessage error={rotated.error ?? cleared.error} fields={['overlapSeconds']} />
+        </div>
+      </Can>
+    </div>
+  );
+}

@@ -1,0 +1,128 @@
+import { useState, type FormEvent } from 'react';
+import { gql } from 'urql';
+import { Can, ConfirmButton, ErrorMessage, Field, StatusBadge, Table } from '../components';
+import { useCan } from '../lib/session';
+import { useProjectMutation, useProjectQuery } from '../lib/hooks';
+import { parseJsonText, pretty } from '../lib/json-input';
+
+const FILTERS = gql`
+  query FilterGroups($projectId: ID, $endpointId: ID!) {
+    filterGroups(projectId: $projectId, endpointId: $endpointId, limit: 200) { data { id name logic isEnabled conditions { field operator value } } }
+  }
+`;
+const CREATE = gql`
+  mutation CreateFilterGroup($projectId: ID, $endpointId: ID!, $input: FilterGroupInput!) { createFilterGroup(projectId: $projectId, endpointId: $endpointId, input: $input) { id } }
+`;
+const UPDATE = gql`
+  mutation UpdateFilterGroup($projectId: ID, $endpointId: ID!, $id: ID!, $input: FilterGroupInput!) { updateFilterGroup(projectId: $projectId, endpointId: $endpointId, id: $id, input: $input) { id isEnabled } }
+`;
+const DELETE = gql`
+  mutation DeleteFilterGroup($projectId: ID, $endpointId: ID!, $id: ID!) { deleteFilterGroup(projectId: $projectId, endpointId: $endpointId, id: $id) }
+`;
+
+interface FilterGroup {
+  id: string;
+  name: string;
+  logic: string;
+  isEnabled: boolean;
+  conditions: { field: string; operator: string; value: string }[];
+}
+
+const OPERATORS = 'eq, neq, contains, not_contains, exists, not_exists, regex';
+
+/** The endpoint's filter groups: an event that fails an enabled group is stored as `filtered` and not delivered. */
+export function EndpointFilters({ endpointId }: { endpointId: string }) {
+  const [{ data, error }, refetch] = useProjectQuery<{ filterGroups: { data: FilterGroup[] } }>(FILTERS, { endpointId });
+  const [changed, update] = useProjectMutation(UPDATE);
+  const [removed, remove] = useProjectMutation(DELETE);
+  const canWrite = useCan('write');
+  const reload = () => refetch({ requestPolicy: 'network-only' });
+  return (
+    <>
+      <ErrorMessage error={error ?? changed.error ?? removed.error} />
+      <Table
+        label="Filters"
+        rows={data?.filterGroups.data ?? []}
+        rowKey={(g) => g.id}
+        empty={<p className="muted">No filters: every event is delivered.</p>}
+        columns={[
+          { header: 'Name', cell: (g) => g.name },
+          { header: 'Logic', cell: (g) => g.logic },
+          {
+            header: 'Conditions',
+            className: 'wrap mono',
+            cell: (g) => g.conditions.map((c, i) => <div key={i}>{`${c.field} ${c.operator} ${c.value}`}</div>),
+          },
+          { header: 'State', cell: (g) => <StatusBadge status={g.isEnabled ? 'active' : 'inactive'} /> },
+          ...(canWrite
+            ? [
+                {
+                  header: '',
+                  cell: (g: FilterGroup) => (
+                    <span className="row">
+                      <button type="button" className="small" onClick={async () => { await update({ endpointId, id: g.id, input: { isEnabled: !g.isEnabled } }); reload(); }}>
+                        {g.isEnabled ? 'Disable' : 'Enable'}
+                      </button>
+                      <ConfirmButton danger onConfirm={async () => { await remove({ endpointId, id: g.id }); reload(); }}>
+                        Delete
+                      </ConfirmButton>
+                    </span>
+                  ),
+                },
+              ]
+            : []),
+        ]}
+      />
+      <Can permission="write">
+        <NewFilterGroup endpointId={endpointId} onCreated={reload} />
+      </Can>
+    </>
+  );
+}
+
+function NewFilterGroup({ endpointId, onCreated }: { endpointId: string; onCreated: () => void }) {
+  const [name, setName] = useState('');
+  const [logic, setLogic] = useState('AND');
+  const [conditions, setConditions] = useState(pretty([{ field: 'body.type', operator: 'eq', value: '' }]));
+  const [jsonError, setJsonError] = useState<string>();
+  const [state, create] = useProjectMutation(CREATE);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const parsed = parseJsonText(conditions);
+    setJsonError(parsed.error);
+    if (parsed.error) return;
+    const result = await create({ endpointId, input: { name, logic, isEnabled: true, conditions: parsed.value ?? [] } });
+    if (!result.error) {
+      setName('');
+      onCreated();
+    }
+  };
+  return (
+    <details className="card">
+      <summary>New filter group</summary>
+      <form className="form" onSubmit={submit} aria-label="New filter group">
+        <div className="filters">
+          <Field label="Name" field="name" error={state.error}>
+            <input value={name} required onChange={(e) => setName(e.target.value)} />
+          </Field>
+          <Field label="Logic" field="logic" error={state.error}>
+            <select value={logic} onChange={(e) => setLogic(e.target.value)}>
+              <option>AND</option>
+              <option>OR</option>
+            </select>
+          </Field>
+        </div>
+        <Field label="Conditions (JSON)" field="conditions" error={state.error} hint={`[{ "field": "body.x" | "header.X-Name", "operator": ${OPERATORS}, "value" }]`}>
+          <textarea rows={5} value={conditions} onChange={(e) => setConditions(e.target.value)} />
+        </Field>
+        {jsonError && <div className="field-error">{jsonError}</div>}
+        <ErrorMessage error={state.error} fields={['name', 'logic', 'conditions']} />
+        <div className="row">
+          <button type="submit" className="primary" disabled={state.fetching}>
+            Add filter group
+          </button>
+        </div>
+      </form>
+    </details>
+  );
+}

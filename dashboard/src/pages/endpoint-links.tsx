@@ -1,0 +1,160 @@
+import { useState, type FormEvent } from 'react';
+import { gql } from 'urql';
+import { Link } from 'wouter';
+import { Can, ConfirmButton, ErrorMessage, Field, Table } from '../components';
+import { useCan } from '../lib/session';
+import { useProjectMutation, useProjectQuery } from '../lib/hooks';
+import { parseJsonText } from '../lib/json-input';
+
+const LINKS = gql`
+  query Links($projectId: ID, $endpointId: ID!) {
+    links(projectId: $projectId, endpointId: $endpointId, limit: 200) { data { id destinationId templateId transformId routingRules } }
+    destinations(projectId: $projectId, limit: 200) { data { id name type webhookHost } }
+    templates(projectId: $projectId, limit: 200) { data { id name } }
+    transforms(projectId: $projectId, limit: 200) { data { id name } }
+  }
+`;
+const CREATE_LINK = gql`
+  mutation CreateLink($projectId: ID, $endpointId: ID!, $input: LinkInput!) { createLink(projectId: $projectId, endpointId: $endpointId, input: $input) { id } }
+`;
+const DELETE_LINK = gql`
+  mutation DeleteLink($projectId: ID, $endpointId: ID!, $destinationId: ID!) { deleteLink(projectId: $projectId, endpointId: $endpointId, destinationId: $destinationId) }
+`;
+
+interface Named {
+  id: string;
+  name: string;
+}
+interface LinkRow {
+  id: string;
+  destinationId: string;
+  templateId: string | null;
+  transformId: string | null;
+  routingRules: unknown[];
+}
+interface LinksData {
+  links: { data: LinkRow[] };
+  destinations: { data: (Named & { type: string; webhookHost: string | null })[] };
+  templates: { data: Named[] };
+  transforms: { data: Named[] };
+}
+
+/** Destinations this endpoint delivers to, each with its template, transform and routing rules. */
+export function EndpointLinks({ endpointId }: { endpointId: string }) {
+  const [{ data, error }, refetch] = useProjectQuery<LinksData>(LINKS, { endpointId });
+  const [removed, remove] = useProjectMutation(DELETE_LINK);
+  const canWrite = useCan('write');
+  const reload = () => refetch({ requestPolicy: 'network-only' });
+  const name = (list: Named[] | undefined, id: string | null) => (id ? (list?.find((x) => x.id === id)?.name ?? id) : '—');
+  const links = data?.links.data ?? [];
+  const unlinked = data?.destinations.data.filter((d) => !links.some((l) => l.destinationId === d.id)) ?? [];
+  return (
+    <>
+      <ErrorMessage error={error ?? removed.error} />
+      <Table
+        label="Linked destinations"
+        rows={links}
+        rowKey={(l) => l.id}
+        empty={<p className="muted">No destination linked: events are stored but not delivered.</p>}
+        columns={[
+          { header: 'Destination', cell: (l) => <Link href={`/destinations/${l.destinationId}`}>{name(data?.destinations.data, l.destinationId)}</Link> },
+          { header: 'Template', cell: (l) => name(data?.templates.data, l.templateId) },
+          { header: 'Transform', cell: (l) => name(data?.transforms.data, l.transformId) },
+          { header: 'Routing rules', cell: (l) => l.routingRules.length, className: 'num' },
+          ...(canWrite
+            ? [
+                {
+                  header: '',
+                  cell: (l: LinkRow) => (
+                    <ConfirmButton danger onConfirm={async () => { await remove({ endpointId, destinationId: l.destinationId }); reload(); }}>
+                      Unlink
+                    </ConfirmButton>
+                  ),
+                },
+              ]
+            : []),
+        ]}
+      />
+      <Can permission="write">{data && <LinkForm endpointId={endpointId} data={data} destinations={unlinked} onLinked={reload} />}</Can>
+    </>
+  );
+}
+
+function LinkForm(props: { endpointId: string; data: LinksData; destinations: LinksData['destinations']['data']; onLinked: () => void }) {
+  const { endpointId, data, destinations, onLinked } = props;
+  const [destinationId, setDestinationId] = useState('');
+  const [templateId, setTemplateId] = useState('');
+  const [transformId, setTransformId] = useState('');
+  const [rules, setRules] = useState('[]');
+  const [jsonError, setJsonError] = useState<string>();
+  const [state, create] = useProjectMutation(CREATE_LINK);
+  if (destinations.length === 0) {
+    return (
+      <p className="muted">
+        Every destination is linked. <Link href="/destinations">Create a destination</Link> to add another.
+      </p>
+    );
+  }
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const parsed = parseJsonText(rules);
+    setJsonError(parsed.error);
+    if (parsed.error) return;
+    const input = { destinationId: destinationId || destinations[0].id, templateId: templateId || undefined, transformId: transformId || undefined, routingRules: parsed.value ?? [] };
+    const result = await create({ endpointId, input });
+    if (!result.error) {
+      setDestinationId('');
+      onLinked();
+    }
+  };
+  return (
+    <form className="card form" onSubmit={submit} aria-label="Link a destination">
+      <div className="filters">
+        <Field label="Destination" field="destinationId" error={state.error}>
+          <select name="destination" value={destinationId} onChange={(e) => setDestinationId(e.target.value)}>
+            {destinations.map((d) => (
+              <option key={d.id} value={d.id}>
+                {d.name} ({d.type}{d.webhookHost ? `, ${d.webhookHost}` : ''})
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field label="Template" field="templateId" error={state.error}>
+          <select value={templateId} onChange={(e) => setTemplateId(e.target.value)}>
+            <option value="">none</option>
+            {data.templates.data.map((t) => (
+              <option key={t.id} value={t.id}>
+                {t.name}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field label="Transform" field="transformId" error={state.error}>
+          <select value={transformId} onChange={(e) => setTransformId(e.target.value)}>
+            <option value="">none</option>
+            {data.transforms.data.map((t) => (
+              <option key={t.id} value={t.id}>
+                {t.name}
+              </option>
+            ))}
+          </select>
+        </Field>
+      </div>
+      <Field
+        label="Routing rules (JSON)"
+        field="routingRules"
+        error={state.error}
+        hint='Tried in order: [{ "name", "logic": "AND", "conditions": [{ "field", "operator", "value" }], "template_id"?, "transform_id"? }]'
+      >
+        <textarea rows={3} value={rules} onChange={(e) => setRules(e.target.value)} />
+      </Field>
+      {jsonError && <div className="field-error">{jsonError}</div>}
+      <ErrorMessage error={state.error} fields={['destinationId', 'templateId', 'transformId', 'routingRules']} />
+      <div className="row">
+        <button type="submit" className="primary" disabled={state.fetching}>
+          Link destination
+        </button>
+      </div>
+    </form>
+  );
+}

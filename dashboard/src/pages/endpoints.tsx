@@ -1,0 +1,138 @@
+import { useState, type FormEvent } from 'react';
+import { gql } from 'urql';
+import { Link, useLocation } from 'wouter';
+import { Can, CopyButton, EmptyState, ErrorMessage, Field, Page, Pager, SecretOnce, StatusBadge, Table, Time, useCursorPager } from '../components';
+import { useProjectMutation, useProjectQuery } from '../lib/hooks';
+import type { Page as ListPage } from '../lib/types';
+
+export const PROVIDERS = ['codehost_a', 'codehost_b', 'codehost_c', 'chat_a', 'tracker_a', 'tracker_b', 'payments_a'];
+
+const ENDPOINTS = gql`
+  query Endpoints($projectId: ID, $cursor: String) {
+    endpoints(projectId: $projectId, cursor: $cursor, limit: 50) {
+      data { id name slug ingressUrl provider isActive createdAt }
+      nextCursor
+    }
+  }
+`;
+const CREATE = gql`
+  mutation CreateEndpoint($projectId: ID, $input: EndpointInput!) {
+    createEndpoint(projectId: $projectId, input: $input) { id name slug ingressUrl signingSecret }
+  }
+`;
+
+interface EndpointRow {
+  id: string;
+  name: string;
+  slug: string;
+  ingressUrl: string;
+  provider: string | null;
+  isActive: boolean;
+  createdAt: string;
+}
+
+/** Endpoints (sources): list and create; the new signing secret is shown once. */
+export function EndpointsPage() {
+  const pager = useCursorPager();
+  const [{ data, error, fetching }, refetch] = useProjectQuery<{ endpoints: ListPage<EndpointRow> }>(ENDPOINTS, { cursor: pager.cursor });
+  const [, navigate] = useLocation();
+  const [creating, setCreating] = useState(false);
+  const [created, setCreated] = useState<{ id: string; name: string }>();
+  const [secret, setSecret] = useState<string>();
+  return (
+    <Page
+      title="Endpoints"
+      actions={
+        <Can permission="write">
+          <button type="button" className="primary" onClick={() => setCreating((c) => !c)}>
+            New endpoint
+          </button>
+        </Can>
+      }
+    >
+      {created && (
+        <div className="notice">
+          Created {created.name}. <Link href={`/endpoints/${created.id}`}>Open {created.name} →</Link>
+        </div>
+      )}
+      {secret && <SecretOnce label={`Signing secret of ${created?.name ?? 'the endpoint'}`} value={secret} onDone={() => setSecret(undefined)} />}
+      {creating && (
+        <CreateEndpointForm
+          onCreated={(endpoint) => {
+            setCreating(false);
+            setCreated({ id: endpoint.id, name: endpoint.name });
+            setSecret(endpoint.signingSecret);
+            refetch({ requestPolicy: 'network-only' });
+          }}
+        />
+      )}
+      <ErrorMessage error={error} />
+      <Table
+        label="Endpoints"
+        rows={data?.endpoints.data ?? []}
+        rowKey={(e) => e.id}
+        onRowClick={(e) => navigate(`/endpoints/${e.id}`)}
+        empty={fetching ? <div className="loading">Loading…</div> : <EmptyState title="No endpoints yet">An endpoint gives you an ingress URL to send webhooks to.</EmptyState>}
+        columns={[
+          { header: 'Name', cell: (e) => <Link href={`/endpoints/${e.id}`}>{e.name}</Link> },
+          { header: 'Provider', cell: (e) => e.provider ?? 'generic' },
+          {
+            header: 'Ingress URL',
+            className: 'mono',
+            cell: (e) => (
+              <span className="row" onClick={(ev) => ev.stopPropagation()}>
+                {e.ingressUrl} <CopyButton value={e.ingressUrl} />
+              </span>
+            ),
+          },
+          { header: 'State', cell: (e) => <StatusBadge status={e.isActive ? 'active' : 'inactive'} /> },
+          { header: 'Created', cell: (e) => <Time value={e.createdAt} />, className: 'hide-narrow' },
+        ]}
+      />
+      <Pager pager={pager} nextCursor={data?.endpoints.nextCursor} />
+    </Page>
+  );
+}
+
+function CreateEndpointForm({ onCreated }: { onCreated: (e: { id: string; name: string; signingSecret: string }) => void }) {
+  const [name, setName] = useState('');
+  const [slug, setSlug] = useState('');
+  const [provider, setProvider] = useState('');
+  const [eventTypePath, setEventTypePath] = useState('');
+  const [state, create] = useProjectMutation<{ createEndpoint: { id: string; name: string; signingSecret: string } }>(CREATE);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const input = { name, slug: slug || undefined, provider: provider || undefined, eventTypePath: eventTypePath || undefined };
+    const result = await create({ input });
+    if (result.data) onCreated(result.data.createEndpoint);
+  };
+  const fields = ['name', 'slug', 'provider', 'eventTypePath'];
+  return (
+    <form className="card form" onSubmit={submit} aria-label="New endpoint">
+      <h2>New endpoint</h2>
+      <Field label="Name" field="name" error={state.error}>
+        <input name="name" required value={name} onChange={(e) => setName(e.target.value)} />
+      </Field>
+      <Field label="Slug (optional)" field="slug" error={state.error} hint="Lowercase letters, digits and dashes; generated from the name when empty.">
+        <input name="slug" value={slug} onChange={(e) => setSlug(e.target.value)} />
+      </Field>
+      <Field label="Provider" field="provider" error={state.error} hint="Decides which signature scheme ingress also accepts.">
+        <select name="provider" value={provider} onChange={(e) => setProvider(e.target.value)}>
+          <option value="">generic (X-Hub-Signature-256)</option>
+          {PROVIDERS.map((p) => (
+            <option key={p}>{p}</option>
+          ))}
+        </select>
+      </Field>
+      <Field label="Event type path (optional)" field="eventTypePath" error={state.error} hint="A dot path in the JSON body, e.g. type or data.kind.">
+        <input name="eventTypePath" value={eventTypePath} onChange={(e) => setEventTypePath(e.target.value)} />
+      </Field>
+      <ErrorMessage error={state.error} fields={fields} />
+      <div className="row">
+        <button type="submit" className="primary" disabled={state.fetching}>
+          Create endpoint
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,168 @@
+import { gql } from 'urql';
+import { Link, useParams } from 'wouter';
+import { Can, ConfirmButton, EmptyState, ErrorMessage, JsonView, KeyValues, Page, StatusBadge, Table, Time } from '../components';
+import { useProjectMutation, useProjectQuery, useProjectSubscription } from '../lib/hooks';
+import type { Attempt, Delivery } from '../lib/types';
+
+const DELIVERY_FIELDS = `
+  id eventId status attemptCount nextRetryAt replayOfId deadLetteredAt completedAt createdAt
+  destination { id name type }
+  attempts { id deliveryId attemptNumber status statusCode latencyMs responseHeaders responseBody responseBodyTruncated error nextRetryAt createdAt }
+`;
+const EVENT = gql`
+  query Event($projectId: ID, $id: ID!) {
+    event(projectId: $projectId, id: $id) {
+      id eventType status createdAt headers payload sourceIp idempotencyKey
+      endpoint { id name slug }
+      deliveries { ${DELIVERY_FIELDS} }
+    }
+  }
+`;
+const ATTEMPT_UPDATED = gql`
+  subscription AttemptUpdated($projectId: ID, $eventId: ID) { deliveryAttemptUpdated(projectId: $projectId, eventId: $eventId) { id status } }
+`;
+const REPLAY = gql`
+  mutation Replay($projectId: ID, $id: ID!) { replayEvent(projectId: $projectId, id: $id) { eventId deliveries { id } } }
+`;
+const CANCEL = gql`
+  mutation Cancel($projectId: ID, $id: ID!) { cancelDelivery(projectId: $projectId, id: $id) { id status } }
+`;
+export const REPLAY_DEAD_LETTERS = gql`
+  mutation ReplayDeadLetters($projectId: ID, $deliveryIds: [ID!]!) { replayDeadLetters(projectId: $projectId, deliveryIds: $deliveryIds) { id } }
+`;
+
+interface EventDetail {
+  id: string;
+  eventType: string;
+  status: string;
+  createdAt: string;
+  headers: Record<string, string>;
+  payload: unknown;
+  sourceIp: string | null;
+  idempotencyKey: string | null;
+  endpoint: { id: string; name: string; slug: string } | null;
+  deliveries: Delivery[];
+}
+
+/** One event: headers, payload, and every delivery with its attempts, updated live. */
+export function EventPage() {
+  const { id } = useParams<{ id: string }>();
+  const [{ data, error }, refetch] = useProjectQuery<{ event: EventDetail }>(EVENT, { id });
+  const reload = () => refetch({ requestPolicy: 'network-only' });
+  // An attempt recorded or changed: read the deliveries again (statuses, next retry, new replays).
+  useProjectSubscription(ATTEMPT_UPDATED, { eventId: id }, reload);
+  const [replayed, replay] = useProjectMutation(REPLAY);
+  const [canceled, cancel] = useProjectMutation(CANCEL);
+  const [dlq, replayDeadLetters] = useProjectMutation(REPLAY_DEAD_LETTERS);
+  const event = data?.event;
+  if (!event) return <Page title="Event">{error ? <ErrorMessage error={error} /> : <div className="loading">Loading…</div>}</Page>;
+
+  return (
+    <Page
+      title={
+        <>
+          Event <span className="mono muted">{event.id}</span>
+        </>
+      }
+      actions={
+        <Can permission="write">
+          <ConfirmButton onConfirm={async () => { await replay({ id: event.id }); reload(); }} confirmText="Replay to every linked destination?">
+            Replay event
+          </ConfirmButton>
+        </Can>
+      }
+    >
+      <ErrorMessage error={replayed.error ?? canceled.error ?? dlq.error} />
+      <div className="card">
+        <KeyValues
+          values={{
+            received: new Date(event.createdAt).toLocaleString(),
+            endpoint: event.endpoint ? `${event.endpoint.name} (${event.endpoint.slug})` : '—',
+            type: event.eventType || '—',
+            status: event.status,
+            'source ip': event.sourceIp ?? '—',
+            'idempotency key': event.idempotencyKey ?? '—',
+          }}
+        />
+      </div>
+      <div className="grid2">
+        <div>
+          <h2>Payload</h2>
+          <JsonView value={event.payload} label="Copy payload" />
+        </div>
+        <div>
+          <h2>Headers</h2>
+          <div className="card">
+            <KeyValues values={event.headers} />
+          </div>
+        </div>
+      </div>
+      <h2>Deliveries</h2>
+      {event.deliveries.length === 0 && (
+        <EmptyState title={event.status === 'filtered' ? 'Filtered: not delivered' : 'No deliveries'}>
+          {event.status === 'filtered' ? "The endpoint's filters dropped this event." : 'Link a destination to the endpoint to deliver its events.'}
+        </EmptyState>
+      )}
+      {event.deliveries.map((d) => (
+        <section key={d.id} className="card" data-testid="delivery">
+          <div className="row">
+            <strong>{d.destination ? <Link href={`/destinations/${d.destination.id}`}>{d.destination.name}</Link> : 'deleted destination'}</strong>
+            <span className="muted">{d.destination?.type}</span>
+            <StatusBadge status={d.status} />
+            {d.replayOfId && <span className="badge">replay</span>}
+            {d.deadLetteredAt && <span className="badge bad">dead-lettered</span>}
+            {d.nextRetryAt && (
+              <span className="muted">
+                next retry <Time value={d.nextRetryAt} />
+              </span>
+            )}
+            <span className="grow" />
+            <Can permission="write">
+              {(d.status === 'queued' || d.status === 'retrying') && (
+                <ConfirmButton danger onConfirm={async () => { await cancel({ id: d.id }); reload(); }}>
+                  Cancel
+                </ConfirmButton>
+              )}
+              {d.deadLetteredAt && (
+                <button type="button" onClick={async () => { await replayDeadLetters({ deliveryIds: [d.id] }); reload(); }}>
+                  Replay from DLQ
+                </button>
+              )}
+            </Can>
+          </div>
+          <Attempts attempts={d.attempts} />
+        </section>
+      ))}
+    </Page>
+  );
+}
+
+function Attempts({ attempts }: { attempts: Attempt[] }) {
+  if (attempts.length === 0) return <p className="muted">No attempt yet.</p>;
+  return (
+    <Table
+      label="Attempts"
+      rows={attempts}
+      rowKey={(a) => a.id}
+      columns={[
+        { header: '#', cell: (a) => a.attemptNumber, className: 'num' },
+        { header: 'When', cell: (a) => <Time value={a.createdAt} /> },
+        { header: 'Status', cell: (a) => <StatusBadge status={a.status} /> },
+        { header: 'Code', cell: (a) => <span data-testid="status-code">{a.statusCode ?? '—'}</span>, className: 'num' },
+        { header: 'Latency', cell: (a) => (a.latencyMs === null ? '—' : `${a.latencyMs} ms`), className: 'num' },
+        { header: 'Next retry', cell: (a) => <Time value={a.nextRetryAt} /> },
+        {
+          header: 'Response',
+          className: 'wrap',
+          cell: (a) => (
+            <details>
+              <summary>{a.error ?? (a.responseBody ? `${a.responseBody.slice(0, 60)}${a.responseBody.length > 60 ? '…' : ''}` : 'headers')}</summary>
+              {a.responseHeaders && <KeyValues values={a.responseHeaders} />}
+              {a.responseBody && <pre className="response-body">{a.responseBody}{a.responseBodyTruncated ? '\n… (truncated at 4096 bytes)' : ''}</pre>}
+            </details>
+          ),
+        },
+      ]}
+    />
+  );
+}

@@ -1,0 +1,74 @@
+import { useEffect, useRef } from 'react';
+import uPlot, { type AlignedData, type Options } from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+
+/**
+ * One uPlot chart that follows its container's width. uPlot draws on a
+ * canvas; React only owns the container and rebuilds the plot when the
+ * series or data change (a few hundred points: cheap).
+ */
+export interface ChartSeries {
+  label: string;
+  color: string;
+  /** Bars instead of a line. */
+  bars?: boolean;
+  /** Always draw the points (a sparse line, e.g. a rate with gaps, would be invisible otherwise). */
+  points?: boolean;
+}
+
+export function Chart(props: {
+  title: string;
+  data: AlignedData;
+  series: ChartSeries[];
+  height?: number;
+  /** Format of y values on the axis and in the legend. */
+  value?: (v: number | null) => string;
+  /** x labels for a category chart (x values are 0..n-1); otherwise x is a time in seconds. */
+  categories?: string[];
+}) {
+  const box = useRef<HTMLDivElement>(null);
+  const { title, data, series, height = 180, value, categories } = props;
+  useEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const format = (v: number | null) => (v == null ? '—' : value ? value(v) : String(v));
+    const opts: Options = {
+      width: Math.max(el.clientWidth, 200),
+      height,
+      scales: { x: { time: !categories }, y: { range: (_u, _min, max) => [0, Math.max(max, 1)] } },
+      axes: [
+        categories ? { values: (_u, ticks) => ticks.map((t) => categories[t] ?? ''), splits: () => categories.map((_, i) => i), grid: { show: false } } : {},
+        { values: (_u, ticks) => ticks.map((t) => format(t)), size: 56 },
+      ],
+      series: [
+        categories ? { value: (_u, v) => categories[v] ?? '' } : {},
+        ...series.map((s, i) => ({
+          label: s.label,
+          stroke: s.color,
+          fill: s.bars ? `${s.color}cc` : undefined,
+          width: s.bars ? 0 : 2,
+          ...(s.points || s.bars ? { points: { show: !!s.points, size: 5 } } : {}),
+          // Bar series side by side around their x: the first to the left, the second to the right.
+          paths: s.bars ? uPlot.paths.bars!({ size: [0.7 / series.length, 48], align: series.length === 2 ? (i === 0 ? -1 : 1) : 0 }) : undefined,
+          value: (_u: uPlot, v: number | null) => format(v),
+          spanGaps: false,
+        })),
+      ],
+      legend: { live: true },
+      cursor: { drag: { x: false, y: false } },
+    };
+    const plot = new uPlot(opts, data, el);
+    const observer = new ResizeObserver(() => plot.setSize({ width: Math.max(el.clientWidth, 200), height }));
+    observer.observe(el);
+    return () => {
+      observer.disconnect();
+      plot.destroy();
+    };
+  }, [data, series, height, value, categories]);
+  return (
+    <figure className="chart card" aria-label={title}>
+      <figcaption>{title}</figcaption>
+      <div ref={box} className="chart-canvas" data-testid="chart" />
+    </figure>
+  );
+}

@@ -1,0 +1,93 @@
+import { useState, type FormEvent } from 'react';
+import { gql, useMutation, useQuery } from 'urql';
+import { ErrorMessage, Field } from '../components';
+import { storeSession, type Session } from '../lib/auth';
+
+const SERVICE_INFO = gql`
+  query ServiceInfo { serviceInfo { name version oauthProviders } }
+`;
+const LOGIN = gql`
+  mutation Login($email: String!, $password: String!) { login(email: $email, password: $password) { accessToken refreshToken expiresIn } }
+`;
+const SIGNUP = gql`
+  mutation Signup($input: SignupInput!) { signup(input: $input) { accessToken refreshToken expiresIn } }
+`;
+const START_OAUTH = gql`
+  mutation StartOAuth($provider: String!) { startOAuthSignIn(provider: $provider) { authorizationUrl } }
+`;
+
+/** Log in or sign up with email and password; one button per configured OAuth provider. */
+export function SignInPage() {
+  const [mode, setMode] = useState<'login' | 'signup'>('login');
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [name, setName] = useState('');
+  const [{ data: info }] = useQuery<{ serviceInfo: { name: string; version: string; oauthProviders: string[] } }>({ query: SERVICE_INFO });
+  const [login, doLogin] = useMutation<{ login: Session }>(LOGIN);
+  const [signup, doSignup] = useMutation<{ signup: Session }>(SIGNUP);
+  const [oauth, startOAuth] = useMutation<{ startOAuthSignIn: { authorizationUrl: string } }>(START_OAUTH);
+  const current = mode === 'login' ? login : signup;
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const result =
+      mode === 'login'
+        ? (await doLogin({ email, password })).data?.login
+        : (await doSignup({ input: { email, password, name: name || undefined } })).data?.signup;
+    if (result) storeSession(result);
+  };
+
+  return (
+    <div className="auth">
+      <form className="card auth-card" onSubmit={submit} aria-label={mode === 'login' ? 'Log in' : 'Sign up'}>
+        <h1>{mode === 'login' ? 'Log in to relay' : 'Create your relay account'}</h1>
+        {mode === 'signup' && (
+          <Field label="Name (optional)" field="name" error={current.error}>
+            <input name="name" autoComplete="name" value={name} onChange={(e) => setName(e.target.value)} />
+          </Field>
+        )}
+        <Field label="Email" field="email" error={current.error}>
+          <input name="email" type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
+        </Field>
+        <Field label="Password" field="password" error={current.error} hint={mode === 'signup' ? 'At least 8 characters.' : undefined}>
+          <input
+            name="password"
+            type="password"
+            autoComplete={mode === 'login' ? 'current-password' : 'new-password'}
+            required
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
+        </Field>
+        <ErrorMessage error={current.error} fields={['email', 'password', 'name']} />
+        <button type="submit" className="primary" disabled={current.fetching}>
+          {mode === 'login' ? 'Log in' : 'Sign up'}
+        </button>
+        {info && info.serviceInfo.oauthProviders.length > 0 && (
+          <div className="oauth">
+            {info.serviceInfo.oauthProviders.map((provider) => (
+              <button
+                key={provider}
+                type="button"
+                onClick={async () => {
+                  const url = (await startOAuth({ provider })).data?.startOAuthSignIn.authorizationUrl;
+                  if (url) window.location.assign(url);
+                }}
+              >
+                Continue with {provider}
+              </button>
+            ))}
+            <ErrorMessage error={oauth.error} />
+          </div>
+        )}
+        <p className="muted">
+          {mode === 'login' ? 'No account yet? ' : 'Already have an account? '}
+          <button type="button" className="link" onClick={() => setMode(mode === 'login' ? 'signup' : 'login')}>
+            {mode === 'login' ? 'Sign up' : 'Log in'}
+          </button>
+        </p>
+        {info && <p className="muted small-print">{info.serviceInfo.name} {info.serviceInfo.version}</p>}
+      </form>
+    </div>
+  );
+}
