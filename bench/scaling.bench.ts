@@ -9,7 +9,7 @@ import { Client as PgClient } from 'pg';
 import { uuidv7 } from '../src/common/ids';
 import { SecretBox } from '../src/common/secret-box';
 import { createOrm, migrate } from '../src/db/orm';
-import { startEmbeddedPostgres } from '../src/launcher/postgres';
+import { startBenchPostgres } from './bench-database';
 import { findTemporalCli, startTemporalDevServer, stopChild, waitForPort } from '../src/launcher/temporal';
 import { findTemporalServer, startTemporalServer } from '../src/launcher/temporal-server';
 import { freePort } from '../test/support/free-port';
@@ -102,18 +102,14 @@ export async function main(args: string[]): Promise<void> {
   try {
     // Both Temporal stores on tmpfs when there is one (the dev server's SQLite file, the real server's PostgreSQL),
     // so the figures compare CPU cost rather than this disk's fsync latency.
-    const root = fs.mkdtempSync(path.join(fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir(), 'relay-bench-scaling-'));
-    fs.chmodSync(root, 0o755);
-    stops.push(() => fs.rmSync(root, { recursive: true, force: true }));
-    const pg = await startEmbeddedPostgres({ dataDir: path.join(root, 'pg'), port: await freePort() });
-    stops.push(() => pg.stop());
-    const orm = await createOrm(pg.url);
+    const { dataDir: root, url: databaseUrl } = await startBenchPostgres('scaling', stops, fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir());
+    const orm = await createOrm(databaseUrl);
     await migrate(orm);
     await orm.close();
 
     const keys = `bench:${randomBytes(32).toString('base64')}`;
     const box = new SecretBox([{ id: 'bench', key: Buffer.from(keys.split(':')[1], 'base64') }]);
-    const relayEnv = { NODE_ENV: 'development', LOG_LEVEL: 'warn', DATABASE_URL: pg.url, RELAY_ENCRYPTION_KEYS: keys, RELAY_JWT_SECRET: randomBytes(32).toString('hex') };
+    const relayEnv = { NODE_ENV: 'development', LOG_LEVEL: 'warn', DATABASE_URL: databaseUrl, RELAY_ENCRYPTION_KEYS: keys, RELAY_JWT_SECRET: randomBytes(32).toString('hex') };
 
     const receiver = spawn(process.execPath, ['-e', RECEIVER], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     stops.push(() => receiver.kill());
@@ -124,7 +120,7 @@ export async function main(args: string[]): Promise<void> {
       });
     const { port: receiverPort } = await ask<{ port: number }>();
 
-    const db = new PgClient({ connectionString: pg.url });
+    const db = new PgClient({ connectionString: databaseUrl });
     await db.connect();
     stops.push(() => db.end());
     const [org, user, project] = [uuidv7(), uuidv7(), uuidv7()];
@@ -182,7 +178,7 @@ export async function main(args: string[]): Promise<void> {
             })
           : await startTemporalServer({
               binaries: findTemporalServer(process.env.TEMPORAL_SERVER_PATH),
-              postgresUrl: pg.url,
+              postgresUrl: databaseUrl,
               dir: path.join(root, 'temporal-server'),
               port: temporalPort,
               namespace: 'default',

@@ -7,7 +7,7 @@ import { Agent, fetch as undiciFetch } from 'undici';
 import { uuidv7 } from '../src/common/ids';
 import { SecretBox } from '../src/common/secret-box';
 import { createOrm, migrate } from '../src/db/orm';
-import { startEmbeddedPostgres } from '../src/launcher/postgres';
+import { startBenchPostgres } from './bench-database';
 import { findTemporalCli, startTemporalDevServer } from '../src/launcher/temporal';
 import { freePort } from '../test/support/free-port';
 
@@ -98,12 +98,8 @@ export async function main(args: string[]): Promise<void> {
   const opts = parseArgs(args);
   const stops: Array<() => Promise<unknown> | unknown> = [];
   try {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-bench-soak-'));
-    fs.chmodSync(dataDir, 0o755);
-    stops.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-    const pg = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'pg'), port: await freePort() });
-    stops.push(() => pg.stop());
-    const orm = await createOrm(pg.url);
+    const { dataDir, url: databaseUrl } = await startBenchPostgres('soak', stops);
+    const orm = await createOrm(databaseUrl);
     await migrate(orm);
     const knex = orm.em.getConnection().getKnex();
     stops.push(() => orm.close());
@@ -147,7 +143,7 @@ export async function main(args: string[]): Promise<void> {
       NODE_ENV: 'development',
       LOG_LEVEL: 'warn',
       HOST: '127.0.0.1',
-      DATABASE_URL: pg.url,
+      DATABASE_URL: databaseUrl,
       TEMPORAL_ADDRESS: temporal.url,
       TEMPORAL_TASK_QUEUE: `soak-${randomBytes(3).toString('hex')}`,
       RELAY_DATA_DIR: dataDir,

@@ -10,7 +10,7 @@ import { uuidv7 } from '../src/common/ids';
 import { SecretBox } from '../src/common/secret-box';
 import { loadConfig } from '../src/config/config';
 import { createOrm, migrate } from '../src/db/orm';
-import { startEmbeddedPostgres } from '../src/launcher/postgres';
+import { startBenchPostgres } from './bench-database';
 import { findTemporalCli, startTemporalDevServer } from '../src/launcher/temporal';
 import { freePort } from '../test/support/free-port';
 import { runStops, saveFigures, writeMarkedSection } from './bench-output';
@@ -46,12 +46,8 @@ export async function main(args: string[]): Promise<void> {
   if (!(events >= 10 && events <= 10_000)) throw new Error('--events must be between 10 and 10000');
   const stops: Array<() => Promise<unknown> | unknown> = [];
   try {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-bench-tunnel-'));
-    fs.chmodSync(dataDir, 0o755);
-    stops.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-    const pg = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'pg'), port: await freePort() });
-    stops.push(() => pg.stop());
-    const orm = await createOrm(pg.url);
+    const { dataDir, url: databaseUrl } = await startBenchPostgres('tunnel', stops);
+    const orm = await createOrm(databaseUrl);
     await migrate(orm);
     stops.push(() => orm.close());
     const knex = orm.em.getConnection().getKnex();
@@ -81,7 +77,7 @@ export async function main(args: string[]): Promise<void> {
       NODE_ENV: 'development',
       LOG_LEVEL: 'warn',
       HOST: '127.0.0.1',
-      DATABASE_URL: pg.url,
+      DATABASE_URL: databaseUrl,
       TEMPORAL_ADDRESS: temporal.url,
       TEMPORAL_TASK_QUEUE: `tunnel-${randomBytes(3).toString('hex')}`,
       RELAY_DATA_DIR: dataDir,

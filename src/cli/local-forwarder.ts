@@ -1,21 +1,11 @@
+import type { CliForwardView } from '../cli-sessions/cli-tunnel';
 import { postJson } from '../sending/http-client';
 import { truncateUtf8 } from '../sending/send-result';
 import { CliError, EXIT } from './cli-errors';
 
-/** One forward the API hands the CLI on the `cliForwards` subscription (CLI-CONTRACT.md). */
-export interface CliForward {
-  id: string;
-  eventId: string;
-  deliveryId: string;
-  attemptNumber: number;
-  eventType: string;
-  sourceSlug: string;
-  receivedAt: string;
-  method: string;
-  headers: Record<string, unknown>;
-  body: string;
-  delayMs: number;
-}
+/** One forward the API hands the CLI on the `cliForwards` subscription: the server's wire type (a type-only import). */
+export type CliForward = CliForwardView;
+
 export const CLI_FORWARD_FIELDS = 'id eventId deliveryId attemptNumber eventType sourceSlug receivedAt method headers body delayMs';
 
 /** The local answer, as `reportCliForward` takes it. */

@@ -1,6 +1,7 @@
 import type { AppContainer } from '../../src/app/container';
 import { gql } from '../support/api';
 import { eventually, liveClient } from '../support/live-client';
+import type { CliForwardView } from '../../src/cli-sessions/cli-tunnel';
 
 /**
  * What `relay listen` does over the wire, for tests: start a session
@@ -17,19 +18,7 @@ const FORWARDS = `subscription($d: ID!) {
   cliForwards(destinationId: $d) { id eventId deliveryId attemptNumber eventType sourceSlug receivedAt method headers body delayMs }
 }`;
 
-export interface Forward {
-  id: string;
-  eventId: string;
-  deliveryId: string;
-  attemptNumber: number;
-  eventType: string;
-  sourceSlug: string;
-  receivedAt: string;
-  method: string;
-  headers: Record<string, string>;
-  body: string;
-  delayMs: number;
-}
+export type Forward = CliForwardView;
 
 export async function startSession(baseUrl: string, token: string, input: Record<string, unknown>): Promise<{ destinationId: string; name: string }> {
   const res = await gql(baseUrl, START_SESSION, { input }, { token });
