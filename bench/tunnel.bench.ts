@@ -161,6 +161,7 @@ export async function main(args: string[]): Promise<void> {
     const figures = {
       measured_at: new Date().toISOString(),
       machine: `${os.cpus().length} cores, ${os.cpus()[0]?.model ?? 'unknown'}`,
+      load_average_1m: Number(os.loadavg()[0].toFixed(1)),
       events,
       ingress_to_forward_ms: { p50: percentile(toForward, 50), p90: percentile(toForward, 90), p99: percentile(toForward, 99) },
       ingress_to_attempt_recorded_ms: { p50: percentile(toRecorded, 50), p90: percentile(toRecorded, 90), p99: percentile(toRecorded, 99) },
@@ -172,7 +173,7 @@ export async function main(args: string[]): Promise<void> {
       [
         '## CLI tunnel (`node bin/relay.js bench tunnel`)',
         '',
-        `${events} events one at a time through \`relay api\` + \`relay worker\` (separate processes) to a simulated \`relay listen\` that answers 200 at once (${figures.machine}; PostgreSQL and the Temporal dev server on the same machine).`,
+        `${events} events one at a time through \`relay api\` + \`relay worker\` (separate processes) to a simulated \`relay listen\` that answers 200 at once (${figures.machine}; PostgreSQL and the Temporal dev server on the same machine; 1-minute load average ${figures.load_average_1m} at the end, other work shares it). Figures from ${figures.measured_at.slice(0, 10)}.`,
         '',
         '| from the ingress 202 to | p50 ms | p90 ms | p99 ms |',
         '|---|---|---|---|',

@@ -97,26 +97,37 @@ export class CliForwarder {
     const headers = forwardHeaders(ctx.headers, delivery, req.transformed !== null);
 
     await this.ensureListening();
-    // A retried activity (worker crash mid-wait) finds its forward again; an answer that already came is used.
-    const { rows: stored } = await this.knex.raw(
-      `insert into cli_forwards (id, delivery_id, attempt_number, destination_id, project_id, event_id, headers, body, delay_ms)
-       values (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)
-       on conflict (delivery_id, attempt_number) do update set delay_ms = excluded.delay_ms
-       returning id, result`,
-      [uuidv7(), ctx.deliveryId, ctx.attemptNumber, ctx.destination.id, ctx.projectId, ctx.eventId, JSON.stringify(headers), body, delayMs],
-    );
-    const forwardId: string = stored[0].id;
     const waitMs = req.timeoutMs + delayMs;
-    const answer = stored[0].result ?? (await this.awaitAnswer(forwardId, waitMs, ctx.destination.id));
-    if (stored[0].result) await this.knex.raw('delete from cli_forwards where id = ?', [forwardId]);
+    // A retried activity (worker crash mid-wait) finds its forward again; an answer that already came is used.
+    // The API processes are told in the same statement (the NOTIFY goes out at its commit): one round trip, not two.
+    const id = uuidv7();
+    const store = () =>
+      this.knex
+        .raw(
+          `with stored as (
+             insert into cli_forwards (id, delivery_id, attempt_number, destination_id, project_id, event_id, headers, body, delay_ms)
+             values (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)
+             on conflict (delivery_id, attempt_number) do update set delay_ms = excluded.delay_ms
+             returning id, result)
+           select id, result, case when result is null then pg_notify(?, ?::text || ' ' || id::text) end as told from stored`,
+          [id, ctx.deliveryId, ctx.attemptNumber, ctx.destination.id, ctx.projectId, ctx.eventId, JSON.stringify(headers), body, delayMs, NOTIFY.cliForwards, ctx.destination.id],
+        )
+        .then(({ rows }: { rows: Array<{ id: string; result: CliAnswer | null }> }) => rows[0]);
+    const answer = await this.awaitAnswer(id, store, waitMs);
     if (!answer) return notSent(payloadSent, `the CLI did not answer within ${waitMs} ms`, { latencyMs: waitMs });
     return cliAnswerToResult(answer, payloadSent);
   }
 
-  /** Tells the API processes, then waits; the forward row is removed either way (a late answer finds nothing). */
-  private awaitAnswer(forwardId: string, waitMs: number, destinationId: string): Promise<CliAnswer | null> {
+  /**
+   * Stores the forward (telling the API processes) and waits for its answer;
+   * the forward row is removed either way (a late answer finds nothing).
+   */
+  private awaitAnswer(id: string, store: () => Promise<{ id: string; result: CliAnswer | null }>, waitMs: number): Promise<CliAnswer | null> {
     return new Promise((resolve, reject) => {
+      let forwardId = id;
       let settled = false;
+      let poll: NodeJS.Timeout | undefined;
+      let deadline: NodeJS.Timeout | undefined;
       const finish = (answer: CliAnswer | null, err?: unknown) => {
         if (settled) return;
         settled = true;
@@ -139,10 +150,22 @@ export class CliForwarder {
       const check = () => {
         if (!settled) take(false);
       };
-      this.waiters.set(forwardId, check);
-      const poll = setInterval(check, POLL_MS);
-      const deadline = setTimeout(() => take(true), waitMs);
-      this.knex.raw('select pg_notify(?, ?)', [NOTIFY.cliForwards, `${destinationId} ${forwardId}`]).catch((err) => finish(null, err));
+      // Set before the NOTIFY can go out, so that no answer comes before its waiter.
+      this.waiters.set(id, check);
+      store()
+        .then((stored) => {
+          if (settled) return;
+          poll = setInterval(check, POLL_MS);
+          deadline = setTimeout(() => take(true), waitMs);
+          if (stored.id === id) return;
+          // A retried activity: its forward was stored before, maybe answered already (the answer is used), maybe just now.
+          this.waiters.delete(id);
+          forwardId = stored.id;
+          this.waiters.set(forwardId, check);
+          if (stored.result) take(true);
+          else check();
+        })
+        .catch((err) => finish(null, err));
     });
   }
 

@@ -42,19 +42,32 @@ const knexOf = (deps: DispatcherDeps): Knex => deps.orm.em.getConnection().getKn
 const SQL_UUIDV7 = `encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) placing
   substring(int8send(floor(extract(epoch from clock_timestamp()) * 1000)::bigint) from 3) from 1 for 6), 52, 1), 53, 1), 'hex')::uuid`;
 
+/** A started delivery unattempted for longer than this (its workflow lost, its worker gone) no longer holds the window. */
+const UNATTEMPTED_WINDOW_SECONDS = 300;
+
+/** Deliveries whose workflow started recently and whose first attempt is not recorded, up to `limit ?` of them (deliveries_queued_idx). */
+const UNATTEMPTED_SQL = `select count(*)::int from (
+  select 1 from deliveries where status = 'queued' and workflow_started_at > now() - make_interval(secs => ${UNATTEMPTED_WINDOW_SECONDS}) limit ?) started`;
+
 /**
  * Claims up to `batchSize` undispatched events and creates one delivery per
  * linked, active destination whose `event_types` is empty or holds the
  * event's type (blocked destinations leave no record), marking the events
  * dispatched: ONE statement, so one round trip and one atomic commit.
- * Returns the new deliveries and how many events were claimed.
+ * With `maxUnattempted`, it claims no more than leaves at most that many
+ * started-but-unattempted deliveries (countUnattempted, in the same statement).
+ * Returns the new deliveries, how many events were claimed and the claim's limit (`room`, ≤ 0 when the window is full).
  */
-export async function fanOutEvents(knex: Knex, batchSize: number): Promise<{ events: number; deliveries: DeliveryToStart[] }> {
+export async function fanOutEvents(knex: Knex, batchSize: number, maxUnattempted?: number): Promise<{ events: number; room: number; deliveries: DeliveryToStart[] }> {
+  const window = maxUnattempted === undefined ? null : Math.floor(maxUnattempted);
+  const room = window === null ? '?::int' : `least(?::int, ?::int - (${UNATTEMPTED_SQL}))`;
   const { rows } = await knex.raw(
-    `with claimed as (
+    `with room as (
+       select ${room} as n
+     ), claimed as (
        select id, endpoint_id, project_id, event_type from events
         where dispatched_at is null and status = 'received'
-        order by id limit ? for update skip locked
+        order by id limit greatest((select n from room), 0) for update skip locked
      ), marked as (
        update events set dispatched_at = now() from claimed where events.id = claimed.id returning events.id
      ), targets as (
@@ -69,13 +82,13 @@ export async function fanOutEvents(knex: Knex, batchSize: number): Promise<{ eve
        select ${SQL_UUIDV7}, event_id, destination_id, endpoint_id, project_id from targets order by event_id, destination_id
        returning id, event_id, destination_id
      )
-     select (select count(*) from marked)::int as events, created.id as delivery_id, created.event_id, created.destination_id,
+     select (select n from room) as room, (select count(*) from marked)::int as events, created.id as delivery_id, created.event_id, created.destination_id,
             targets.project_id, targets.endpoint_slug, targets.event_type
        from (select 1) one
        left join created on true
        left join targets on targets.event_id = created.event_id and targets.destination_id = created.destination_id
       order by created.id`,
-    [batchSize],
+    window === null ? [batchSize] : [batchSize, window, Math.max(0, window)],
   );
   const deliveries: DeliveryToStart[] = rows
     .filter((r: { delivery_id: string | null }) => r.delivery_id)
@@ -87,20 +100,7 @@ export async function fanOutEvents(knex: Knex, batchSize: number): Promise<{ eve
       endpointSlug: r.endpoint_slug,
       eventType: r.event_type,
     }));
-  return { events: rows[0]?.events ?? 0, deliveries };
-}
-
-/** A started delivery unattempted for longer than this (its workflow lost, its worker gone) no longer holds the window. */
-const UNATTEMPTED_WINDOW_SECONDS = 300;
-
-/** Deliveries whose workflow started recently and whose first attempt is not recorded, counted up to `limit` (deliveries_queued_idx). */
-export async function countUnattempted(knex: Knex, limit: number): Promise<number> {
-  const { rows } = await knex.raw(
-    `select count(*)::int as n from (
-       select 1 from deliveries where status = 'queued' and workflow_started_at > now() - make_interval(secs => ?) limit ?) started`,
-    [UNATTEMPTED_WINDOW_SECONDS, limit],
-  );
-  return rows[0].n;
+  return { events: rows[0]?.events ?? 0, room: rows[0]?.room ?? batchSize, deliveries };
 }
 
 /** Runs `fn` over `items`, at most `limit` at a time. */
@@ -186,7 +186,7 @@ export class DeliveryDispatcher {
   private stopped = false;
   private lastSweep = 0;
   private readonly inFlight = new Set<Promise<unknown>>();
-  /** Deliveries in the in-flight start batch (not yet marked started, so not yet counted by countUnattempted). */
+  /** Deliveries in the in-flight start batch (not yet marked started, so not yet counted as unattempted). */
   private starting = 0;
   private windowTimer: NodeJS.Timeout | null = null;
   private eager = false;
@@ -263,7 +263,8 @@ export class DeliveryDispatcher {
   private async pass(): Promise<void> {
     const knex = knexOf(this.deps);
     for (;;) {
-      const room = this.opts.maxUnattempted - this.starting - (await countUnattempted(knex, this.opts.maxUnattempted));
+      // The window check rides in the claim's statement: one round trip per pass, not two.
+      const { events, room, deliveries } = await fanOutEvents(knex, this.opts.batchSize, this.opts.maxUnattempted - this.starting);
       if (room <= 0) {
         // The window is full: look again shortly (attempts free it without a notification).
         this.windowTimer ??= setTimeout(() => {
@@ -272,8 +273,6 @@ export class DeliveryDispatcher {
         }, 100);
         break;
       }
-      const claim = Math.min(this.opts.batchSize, room);
-      const { events, deliveries } = await fanOutEvents(knex, claim);
       if (deliveries.length > 0) {
         // One batch of starts at a time (each `startConcurrency` wide) while the next batch is fanned out.
         while (this.inFlight.size >= 1) await Promise.race(this.inFlight);
@@ -286,7 +285,7 @@ export class DeliveryDispatcher {
           });
         this.inFlight.add(task);
       }
-      if (events < claim || this.stopped) break;
+      if (events < room || this.stopped) break;
     }
     if (Date.now() - this.lastSweep >= this.opts.pollIntervalMs) {
       this.lastSweep = Date.now();

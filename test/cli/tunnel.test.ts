@@ -1,5 +1,6 @@
 import { type ApiServer, startApiServer } from '../../src/http/server';
-import { NO_CLI_CONNECTED } from '../../src/cli-sessions/cli-forwarder';
+import { CliForwarder, NO_CLI_CONNECTED } from '../../src/cli-sessions/cli-forwarder';
+import { loadAttemptContext } from '../../src/deliveries/attempt-store';
 import { signOutbound } from '../../src/sending/signature';
 import { Transform } from '../../src/transforms/transform.entity';
 import { attemptsOf, createScene, type DeliveryStack, type Scene, sql, startDeliveryStack, waitForDeliveries, waitForStatus } from '../delivery/harness';
@@ -141,6 +142,39 @@ describe('the listen tunnel', () => {
       ['retrying', 502, 'HTTP 502 Bad Gateway'],
       ['failed', null, NO_CLI_CONNECTED],
     ]);
+  });
+
+  it('a retried attempt (its worker lost mid-wait) finds its forward again: an answer already given, or one still to come', async () => {
+    const { destinationId } = await startSession(server.url, token, { machine: 'retried' });
+    listener = await listen(server.url, token, container(), destinationId);
+    await ingest('{"case":"retried"}');
+    const first = await listener.next();
+    await report(server.url, token, { forwardId: first.id, statusCode: 200, latencyMs: 1 });
+    await waitForStatus(container(), first.deliveryId, ['success', 'failed']);
+
+    // Attempt 2 of the same delivery, as a restarted worker would run it: a second forwarder, forwards stored beforehand.
+    const knex = container().orm.em.getConnection().getKnex();
+    const ctx = (await loadAttemptContext(knex, first.deliveryId, 2))!;
+    const forwarder = new CliForwarder(container());
+    const store = (id: string, result: unknown) =>
+      sql(container(), `insert into cli_forwards (id, delivery_id, attempt_number, destination_id, project_id, event_id, headers, body, delay_ms, result)
+                        values (?, ?, 2, ?, ?, ?, '{}'::jsonb, '{}', 0, ?::jsonb)`, [id, first.deliveryId, destinationId, ctx.projectId, ctx.eventId, result]);
+    const request = { ctx: { ...ctx, attemptNumber: 2 }, transformed: null, signing: null, timeoutMs: 10_000 };
+
+    const answeredId = '01900000-0000-7000-8000-00000000a001';
+    await store(answeredId, JSON.stringify({ statusCode: 202, responseHeaders: {}, responseBody: 'from before', latencyMs: 5, error: null, skipped: false }));
+    expect(await forwarder.forward(request)).toMatchObject({ statusCode: 202, responseBody: 'from before' });
+    expect(await sql(container(), 'select id from cli_forwards where id = ?', [answeredId])).toEqual([]);
+
+    const pendingId = '01900000-0000-7000-8000-00000000a002';
+    await store(pendingId, null);
+    const waiting = forwarder.forward(request);
+    // The API is told again, so the CLI gets the forward it may never have received; its answer ends the wait.
+    const again = await listener.next();
+    expect(again.id).toBe(pendingId);
+    expect(await report(server.url, token, { forwardId: pendingId, statusCode: 203, responseBody: 'answered now', latencyMs: 2 })).toBe(true);
+    expect(await waiting).toMatchObject({ statusCode: 203, responseBody: 'answered now' });
+    expect(await sql(container(), 'select id from cli_forwards where id = ?', [pendingId])).toEqual([]);
   });
 
   it('records a connection error, a pause and a missing answer as the contract says', async () => {
