@@ -56,4 +56,35 @@ describeInBrowser('dashboard: OAuth sign-in and sessions across tabs', () => {
       await context.close();
     }
   });
+
+  it('keeps two tabs signed in when both refresh at the same moment (one refresh at a time across tabs)', async () => {
+    // Signed in by the first test; a second tab of the same browser shares the refresh token.
+    const tabs = [env.page, await env.context.newPage()];
+    await tabs[1].goto('/events');
+    await tabs[1].getByRole('heading', { name: 'Events' }).waitFor();
+    // Hold a refresh until the other tab's arrives too (or 1.5 s pass), so two refreshes in flight would meet at the
+    // server: without a lock across tabs both spend the same refresh token and reuse detection revokes the family.
+    let waiting: (() => void) | null = null;
+    let refreshes = 0;
+    await env.context.route('**/graphql', async (route) => {
+      if (!route.request().postData()?.includes('mutation Refresh(')) return route.continue();
+      refreshes++;
+      if (waiting) waiting();
+      else await new Promise<void>((resolve) => setTimeout((waiting = resolve), 1500)).finally(() => (waiting = null));
+      return route.continue();
+    });
+    try {
+      for (let round = 0; round < 3; round++) {
+        // A reload forgets the in-memory access token: both tabs refresh as they start.
+        await Promise.all(tabs.map((tab) => tab.reload()));
+        for (const tab of tabs) await tab.getByText('dash-oauth@example.test').waitFor();
+      }
+    } finally {
+      await env.context.unrouteAll();
+    }
+    expect(refreshes).toBeGreaterThanOrEqual(3);
+    expect(env.refusals(['refresh_token_reused', 'unauthenticated', 'invalid_refresh_token'])).toEqual([]);
+    for (const tab of tabs) expect(await tab.evaluate('localStorage.getItem("relay.refreshToken") !== null')).toBe(true);
+    await tabs[1].close();
+  });
 });
