@@ -24,12 +24,13 @@ export function App() {
   );
   return (
     <Provider value={client}>
-      {signedIn ? (
+      {/* The callback comes first: a sign-in that returns to a tab already signed in replaces that session. */}
+      {location === OAUTH_CALLBACK_PATH ? (
+        <OAuthCallbackPage />
+      ) : signedIn ? (
         <WorkspaceProvider fallback={(error) => <div className="loading">{error ?? 'Loading…'}</div>}>
           <Shell />
         </WorkspaceProvider>
-      ) : location === OAUTH_CALLBACK_PATH ? (
-        <OAuthCallbackPage />
       ) : (
         <SignInPage />
       )}

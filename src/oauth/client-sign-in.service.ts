@@ -20,7 +20,7 @@ import { OAuthClientCode } from './oauth-client-code.entity';
 export const CLIENT_CODE_TTL_MS = 60_000;
 
 /** The dashboard's page that exchanges the code (dashboard/src/pages/oauth-callback.tsx). */
-export const DASHBOARD_CALLBACK_PATH = '/oauth/callback';
+const DASHBOARD_CALLBACK_PATH = '/oauth/callback';
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 

@@ -39,7 +39,7 @@ export function OAuthCallbackPage() {
             .toPromise()
             .then((result) => {
               if (!result.data) return errorMessage(result.error) ?? 'Sign-in failed.';
-              // Leave the code's URL first: once signed in, the shell renders the current route.
+              // Leave the callback's URL first (the app shows this page while on it), replacing the code in the history.
               navigate(HOME, { replace: true });
               storeSession(result.data.exchangeOAuthCode);
               return null;
@@ -52,7 +52,7 @@ export function OAuthCallbackPage() {
   return (
     <div className="auth">
       <div className="card auth-card">
-        <h1>Signing in…</h1>
+        <h1>{problem ? 'Sign-in failed' : 'Signing in…'}</h1>
         {problem && (
           <>
             <p className="error" role="alert">
