@@ -87,4 +87,13 @@ describeInBrowser('dashboard: OAuth sign-in and sessions across tabs', () => {
     for (const tab of tabs) expect(await tab.evaluate('localStorage.getItem("relay.refreshToken") !== null')).toBe(true);
     await tabs[1].close();
   });
+
+  it('logging out in one tab signs the other tabs out', async () => {
+    const other = await env.context.newPage();
+    await other.goto('/events');
+    await other.getByText('dash-oauth@example.test').waitFor();
+    await env.page.getByRole('button', { name: 'Log out' }).click();
+    await env.page.getByRole('heading', { name: 'Log in to relay' }).waitFor();
+    await other.getByRole('heading', { name: 'Log in to relay' }).waitFor();
+  });
 });
