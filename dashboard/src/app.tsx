@@ -3,13 +3,16 @@ import { Provider } from 'urql';
 import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
 import { hasRefreshToken, logout, onAuthChange } from './lib/auth';
 import { createGraphQLClient } from './lib/graphql';
+import { OAUTH_CALLBACK_PATH } from './lib/oauth';
 import { WorkspaceProvider, useWorkspace } from './lib/session';
+import { OAuthCallbackPage } from './pages/oauth-callback';
 import { SignInPage } from './pages/sign-in';
 import { HOME, ROUTES } from './routes';
 
 export function App() {
   const [signedIn, setSignedIn] = useState(hasRefreshToken);
   const [client, setClient] = useState(createGraphQLClient);
+  const [location] = useLocation();
   useEffect(
     () =>
       onAuthChange((now) => {
@@ -21,7 +24,10 @@ export function App() {
   );
   return (
     <Provider value={client}>
-      {signedIn ? (
+      {/* The callback comes first: a sign-in that returns to a tab already signed in replaces that session. */}
+      {location === OAUTH_CALLBACK_PATH ? (
+        <OAuthCallbackPage />
+      ) : signedIn ? (
         <WorkspaceProvider fallback={(error) => <div className="loading">{error ?? 'Loading…'}</div>}>
           <Shell />
         </WorkspaceProvider>

@@ -45,18 +45,18 @@ async function oauthSession(client: ApiClient, provider: string, openBrowser: bo
   const loopback = await startLoopback();
   try {
     const { startOAuthSignIn } = await client.anonymous<{ startOAuthSignIn: { authorizationUrl: string } }>(
-      'mutation Start($p: String!, $r: String!, $c: String!) { startOAuthSignIn(provider: $p, cliRedirectUri: $r, cliCodeChallenge: $c) { authorizationUrl } }',
+      'mutation Start($p: String!, $r: String!, $c: String!) { startOAuthSignIn(provider: $p, clientRedirectUri: $r, clientCodeChallenge: $c) { authorizationUrl } }',
       { p: provider, r: loopback.redirectUri, c: challenge },
     );
     process.stdout.write(`Open this URL in your browser to sign in with ${provider}:\n\n  ${startOAuthSignIn.authorizationUrl}\n\nWaiting for the browser…\n`);
     if (openBrowser) tryOpenBrowser(startOAuthSignIn.authorizationUrl);
     const code = await loopback.code;
     return (
-      await client.anonymous<{ exchangeCliOAuthCode: SessionPayload }>(
-        `mutation Exchange($c: String!, $v: String!) { exchangeCliOAuthCode(code: $c, codeVerifier: $v) { ${SESSION_FIELDS} } }`,
+      await client.anonymous<{ exchangeOAuthCode: SessionPayload }>(
+        `mutation Exchange($c: String!, $v: String!) { exchangeOAuthCode(code: $c, codeVerifier: $v) { ${SESSION_FIELDS} } }`,
         { c: code, v: verifier },
       )
-    ).exchangeCliOAuthCode;
+    ).exchangeOAuthCode;
   } catch (err) {
     if (err instanceof ApiError) throw new CliError(`OAuth sign-in failed: ${err.message}`);
     throw err;

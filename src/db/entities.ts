@@ -8,7 +8,7 @@ import { Event } from '../events/event.entity';
 import { FilterCondition } from '../filters/filter-condition.entity';
 import { FilterGroup } from '../filters/filter-group.entity';
 import { EndpointDestination } from '../links/endpoint-destination.entity';
-import { CliAuthCode } from '../oauth/cli-auth-code.entity';
+import { OAuthClientCode } from '../oauth/oauth-client-code.entity';
 import { OAuthConnection } from '../oauth/oauth-connection.entity';
 import { OAuthState } from '../oauth/oauth-state.entity';
 import { UserIdentity } from '../oauth/user-identity.entity';
@@ -38,7 +38,7 @@ export const entities = [
   ApiKey,
   OAuthConnection,
   OAuthState,
-  CliAuthCode,
+  OAuthClientCode,
   UserIdentity,
   Event,
   Delivery,

@@ -10,6 +10,7 @@ import { Event } from '../events/event.entity';
  */
 @Entity({ tableName: 'deliveries' })
 @Index({ name: 'deliveries_destination_id_idx', properties: ['destination', 'id'] })
+@Index({ name: 'deliveries_endpoint_id_idx', properties: ['endpointId', 'id'] })
 @Index({ name: 'deliveries_due_idx', properties: ['status', 'nextRetryAt'] })
 @Index({
   name: 'deliveries_unstarted_idx',

@@ -44,12 +44,12 @@ export class OAuthState extends BaseEntity {
   @Property({ type: 'boolean', default: false })
   createEndpoint: boolean & Opt = false;
 
-  /** Sign-in from `relay login --oauth`: where the callback sends the browser with a one-time code, and the CLI's PKCE challenge. */
+  /** Sign-in from a client (CLI, dashboard): where the callback sends the browser with a one-time code, and the client's PKCE challenge. */
   @Property({ type: 'text', nullable: true })
-  cliRedirectUri?: string | null;
+  clientRedirectUri?: string | null;
 
   @Property({ type: 'text', nullable: true })
-  cliCodeChallenge?: string | null;
+  clientCodeChallenge?: string | null;
 
   @Property({ type: 'timestamptz' })
   @Index()

@@ -10,7 +10,7 @@ import { PageArgs, PageOf } from '../graphql/page';
 import { Scoped } from '../graphql/scoped';
 import { deleteConnection, getConnection, listConnections, refreshConnection, updateConnection, updateConnectionInput } from './oauth-connection.service';
 import type { AuthorizationView, ConnectionResultView, IntegrationEndpointView, OAuthConnectionView } from './oauth-connection.view';
-import { cliTokenInput, exchangeCliCode } from './cli-sign-in.service';
+import { clientTokenInput, exchangeClientCode } from './client-sign-in.service';
 import { callbackQuery, completeOAuth, providerInput, startConnection, startConnectionInput, startSignIn, startSignInInput } from './oauth.service';
 
 @ObjectType('OAuthConnection')
@@ -57,22 +57,22 @@ export class OAuthResolver {
   startOAuthSignIn(
     @Arg('provider') provider: string,
     @Arg('inviteToken', () => String, { nullable: true }) inviteToken: string | undefined,
-    @Arg('cliRedirectUri', () => String, { nullable: true, description: '`relay login --oauth`: the CLI’s loopback address (http://127.0.0.1:<port>/…).' }) cliRedirectUri: string | undefined,
-    @Arg('cliCodeChallenge', () => String, { nullable: true, description: 'With cliRedirectUri: BASE64URL(SHA-256(verifier)) of the CLI’s PKCE pair.' }) cliCodeChallenge: string | undefined,
+    @Arg('clientRedirectUri', () => String, { nullable: true, description: 'Where the callback sends the browser with a one-time code: a loopback address (http://127.0.0.1:<port>/…, the CLI) or {PUBLIC_BASE_URL}/oauth/callback (the dashboard).' }) clientRedirectUri: string | undefined,
+    @Arg('clientCodeChallenge', () => String, { nullable: true, description: 'With clientRedirectUri: BASE64URL(SHA-256(verifier)) of the client’s PKCE pair.' }) clientCodeChallenge: string | undefined,
     @Scoped({ scope: 'public' }) ctx: RequestContext,
   ): Promise<AuthorizationType> {
-    return startSignIn(ctx, parseInput(providerInput, provider, 'provider'), parseInput(startSignInInput, snakeKeys({ inviteToken, cliRedirectUri, cliCodeChallenge }), 'arguments'));
+    return startSignIn(ctx, parseInput(providerInput, provider, 'provider'), parseInput(startSignInInput, snakeKeys({ inviteToken, clientRedirectUri, clientCodeChallenge }), 'arguments'));
   }
 
-  @Mutation(() => SessionType, { description: '`relay login --oauth`: the one-time code the callback sent to the CLI, with the CLI’s PKCE verifier, for a session.' })
-  exchangeCliOAuthCode(@Arg('code') code: string, @Arg('codeVerifier') codeVerifier: string, @Scoped({ scope: 'public' }) ctx: RequestContext): Promise<SessionType> {
-    return exchangeCliCode(ctx, parseInput(cliTokenInput, { code, code_verifier: codeVerifier }, 'arguments'));
+  @Mutation(() => SessionType, { description: 'The one-time code the callback sent to a client’s redirect URI (CLI, dashboard), with the client’s PKCE verifier, for a session.' })
+  exchangeOAuthCode(@Arg('code') code: string, @Arg('codeVerifier') codeVerifier: string, @Scoped({ scope: 'public' }) ctx: RequestContext): Promise<SessionType> {
+    return exchangeClientCode(ctx, parseInput(clientTokenInput, { code, code_verifier: codeVerifier }, 'arguments'));
   }
 
   @Mutation(() => SessionType, { description: 'Finish OAuth sign-in with the code and state the provider sent back.' })
   async completeOAuthSignIn(@Arg('provider') provider: string, @Arg('code') code: string, @Arg('state') state: string, @Scoped({ scope: 'public' }) ctx: RequestContext): Promise<SessionType> {
     const done = await completeOAuth(ctx, parseInput(providerInput, provider, 'provider'), parseInput(callbackQuery, { code, state }, 'arguments'), 'sign_in');
-    if (done.kind !== 'sign_in') throw new ValidationError('This sign-in was started by the CLI: its browser completes it at GET /v1/oauth/:provider/callback.', { field: 'state' }, 'invalid_oauth_state');
+    if (done.kind !== 'sign_in') throw new ValidationError('This sign-in was started with a client redirect URI: its browser completes it at GET /v1/oauth/:provider/callback.', { field: 'state' }, 'invalid_oauth_state');
     return done.session;
   }
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { sessionView } from '../accounts/account.view';
 import { pageSchema, paginationQuery } from '../common/pagination';
 import { idParams, Redirect, route } from '../http/route';
-import { cliTokenInput, exchangeCliCode } from './cli-sign-in.service';
+import { clientTokenInput, exchangeClientCode } from './client-sign-in.service';
 import {
   deleteConnection,
   getConnection,
@@ -25,17 +25,17 @@ export const oauthRoutes = [
   route({
     method: 'get', path: '/v1/oauth/:provider/callback', tag: 'oauth', summary: 'Where the provider redirects back: completes sign-in (a session) or a connection',
     access: { scope: 'public' }, params: providerParams, query: callbackQuery, response: z.union([sessionView, connectionResultView]),
-    redirects: 'A sign-in started by `relay login --oauth`: on to the CLI’s loopback address with a one-time `code` (or `error`)',
+    redirects: 'A sign-in started with `client_redirect_uri` (`relay login --oauth`, the dashboard): on to that URI with a one-time `code` (or `error`)',
     handler: async (ctx, { params, query }) => {
       const done = await completeOAuth(ctx, params.provider, query);
-      if (done.kind === 'cli_redirect') return new Redirect(done.location);
+      if (done.kind === 'client_redirect') return new Redirect(done.location);
       return done.kind === 'sign_in' ? done.session : done.result;
     },
   }),
   route({
-    method: 'post', path: '/v1/oauth/cli/token', tag: 'oauth', summary: 'The CLI exchanges its one-time code and PKCE verifier for a session (`relay login --oauth`)',
-    access: { scope: 'public' }, body: cliTokenInput, response: sessionView,
-    handler: (ctx, { body }) => exchangeCliCode(ctx, body),
+    method: 'post', path: '/v1/oauth/token', tag: 'oauth', summary: 'A client (`relay login --oauth`, the dashboard) exchanges its one-time code and PKCE verifier for a session',
+    access: { scope: 'public' }, body: clientTokenInput, response: sessionView,
+    handler: (ctx, { body }) => exchangeClientCode(ctx, body),
   }),
   route({
     method: 'post', path: '/v1/oauth-connections', tag: 'oauth', summary: 'Start connecting an OAuth account to the project: open `authorization_url` in a browser',

@@ -14,7 +14,7 @@ import { notifyEndpointChanged } from '../ingress/endpoint-cache';
 import { assertUsable, findUsableInvite } from '../organizations/invite.service';
 import { OrganizationMember } from '../organizations/organization-member.entity';
 import { User } from '../users/user.entity';
-import { cliCodeChallenge, cliRedirectUri, cliRedirectWithCode, cliRedirectWithError } from './cli-sign-in.service';
+import { assertClientRedirect, clientCodeChallenge, clientRedirectUri, clientRedirectWithCode, clientRedirectWithError } from './client-sign-in.service';
 import { authorizeUrl, exchangeCode, fetchUserInfo, pkcePair, type ProviderUser } from './oauth-client';
 import { OAuthConnection } from './oauth-connection.entity';
 import { storeTokens } from './oauth-connection.service';
@@ -34,14 +34,17 @@ export const providerInput = z.enum(OAUTH_PROVIDERS, { message: `must be one of 
 export const startSignInInput = z
   .object({
     invite_token: z.string().min(1).max(200).optional(),
-    /** `relay login --oauth`: the CLI's loopback address, where the callback sends the browser with a one-time code. */
-    cli_redirect_uri: cliRedirectUri.optional(),
-    /** With cli_redirect_uri: BASE64URL(SHA-256(verifier)) of the CLI's own PKCE pair, checked at the code exchange. */
-    cli_code_challenge: cliCodeChallenge.optional(),
+    /**
+     * Where the callback sends the browser with a one-time code: the CLI's loopback address
+     * (`relay login --oauth`) or the dashboard's `{PUBLIC_BASE_URL}/oauth/callback`.
+     */
+    client_redirect_uri: clientRedirectUri.optional(),
+    /** With client_redirect_uri: BASE64URL(SHA-256(verifier)) of the client's own PKCE pair, checked at the code exchange. */
+    client_code_challenge: clientCodeChallenge.optional(),
   })
-  .refine((input) => (input.cli_redirect_uri === undefined) === (input.cli_code_challenge === undefined), {
-    message: 'cli_redirect_uri and cli_code_challenge go together',
-    path: ['cli_code_challenge'],
+  .refine((input) => (input.client_redirect_uri === undefined) === (input.client_code_challenge === undefined), {
+    message: 'client_redirect_uri and client_code_challenge go together',
+    path: ['client_code_challenge'],
   });
 export type StartSignInInput = z.infer<typeof startSignInInput>;
 
@@ -65,8 +68,8 @@ export type CallbackQuery = z.infer<typeof callbackQuery>;
 export type CallbackResult =
   | { kind: 'sign_in'; session: SessionView }
   | { kind: 'connect'; result: ConnectionResultView }
-  /** A sign-in the CLI started: send the browser on to its loopback address. */
-  | { kind: 'cli_redirect'; location: string };
+  /** A sign-in a client (CLI, dashboard) started: send the browser on to its redirect URI. */
+  | { kind: 'client_redirect'; location: string };
 
 const isCodeHost = (provider: OAuthProvider) => provider.startsWith('codehost_');
 
@@ -74,7 +77,7 @@ async function begin(
   ctx: RequestContext,
   provider: OAuthProvider,
   purpose: OAuthPurpose,
-  fields: Partial<Pick<OAuthState, 'user' | 'project' | 'invite' | 'createEndpoint' | 'cliRedirectUri' | 'cliCodeChallenge'>> & { scopes?: string[] },
+  fields: Partial<Pick<OAuthState, 'user' | 'project' | 'invite' | 'createEndpoint' | 'clientRedirectUri' | 'clientCodeChallenge'>> & { scopes?: string[] },
 ): Promise<AuthorizationView> {
   const cfg = providerConfig(ctx.container, provider);
   const state = randomToken(32);
@@ -90,8 +93,8 @@ async function begin(
     project: fields.project ?? null,
     invite: fields.invite ?? null,
     createEndpoint: fields.createEndpoint ?? false,
-    cliRedirectUri: fields.cliRedirectUri ?? null,
-    cliCodeChallenge: fields.cliCodeChallenge ?? null,
+    clientRedirectUri: fields.clientRedirectUri ?? null,
+    clientCodeChallenge: fields.clientCodeChallenge ?? null,
     scopes: scopes.join(' '),
     expiresAt,
   });
@@ -110,8 +113,9 @@ export async function startSignIn(ctx: RequestContext, provider: OAuthProvider, 
   if (!cfg.userinfoUrl) {
     throw new ValidationError(`Sign-in with ${provider} needs its userinfo endpoint: set OAUTH_${provider.toUpperCase()}_USERINFO_URL.`, { field: 'provider' }, 'oauth_sign_in_unavailable');
   }
+  if (input.client_redirect_uri !== undefined) assertClientRedirect(ctx.container, input.client_redirect_uri);
   const invite = input.invite_token ? await findUsableInvite(ctx.em, input.invite_token) : undefined;
-  return begin(ctx, provider, 'sign_in', { invite, cliRedirectUri: input.cli_redirect_uri, cliCodeChallenge: input.cli_code_challenge });
+  return begin(ctx, provider, 'sign_in', { invite, clientRedirectUri: input.client_redirect_uri, clientCodeChallenge: input.client_code_challenge });
 }
 
 export async function startConnection(ctx: ProjectContext, input: StartConnectionInput): Promise<AuthorizationView> {
@@ -144,13 +148,13 @@ async function consumeState(ctx: RequestContext, provider: OAuthProvider, state:
 
 export async function completeOAuth(ctx: RequestContext, provider: OAuthProvider, query: CallbackQuery, expected?: OAuthPurpose): Promise<CallbackResult> {
   const flow = await consumeState(ctx, provider, query.state);
-  if (!flow.cliRedirectUri || !flow.cliCodeChallenge) return completeFlow(ctx, provider, query, flow, expected);
-  const cli = { cliRedirectUri: flow.cliRedirectUri, cliCodeChallenge: flow.cliCodeChallenge };
+  if (!flow.clientRedirectUri || !flow.clientCodeChallenge) return completeFlow(ctx, provider, query, flow, expected);
+  const client = { redirectUri: flow.clientRedirectUri, codeChallenge: flow.clientCodeChallenge };
   try {
     const user = await completeSignIn(ctx, provider, query, flow);
-    return { kind: 'cli_redirect', location: await cliRedirectWithCode(ctx, cli, user) };
+    return { kind: 'client_redirect', location: await clientRedirectWithCode(ctx, client, user) };
   } catch (err) {
-    if (err instanceof AppError) return { kind: 'cli_redirect', location: cliRedirectWithError(cli.cliRedirectUri, err) };
+    if (err instanceof AppError) return { kind: 'client_redirect', location: clientRedirectWithError(client.redirectUri, err) };
     throw err;
   }
 }

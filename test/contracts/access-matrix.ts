@@ -60,7 +60,7 @@ const EXCEPTIONS: Record<string, AccessRequirement['scope'] | Permission> = {
   'DELETE /v1/organizations/:organizationId': 'owner',
   'POST /v1/invites/accept': 'user',
   'POST /v1/oauth/:provider/authorize': 'public',
-  'POST /v1/oauth/cli/token': 'public',
+  'POST /v1/oauth/token': 'public',
   'POST /v1/templates/preview': 'read',
   'POST /v1/transforms/preview': 'read',
 };

@@ -44,7 +44,7 @@ function sample(type: GraphQLInputType, name: string, ws: Workspace): unknown {
   return {};
 }
 
-const PUBLIC = new Set(['signup', 'login', 'refreshToken', 'logout', 'startOAuthSignIn', 'completeOAuthSignIn', 'exchangeCliOAuthCode']);
+const PUBLIC = new Set(['signup', 'login', 'refreshToken', 'logout', 'startOAuthSignIn', 'completeOAuthSignIn', 'exchangeOAuthCode']);
 const USER = new Set(['updateMe', 'createOrganization', 'acceptInvite', 'completeOAuthConnection']);
 
 /** §16 by the mutation's name: organizations' plan and deletion are the owner's; members, invites, projects the admin's; the rest a developer's. */

@@ -66,7 +66,9 @@ function buildDashboard(): string {
  * The service as a user starts it (`relay start`, like test/e2e/), serving a fresh build of the
  * dashboard, and a headless chromium page that records every response and WebSocket frame it gets.
  */
-export async function startDashboardEnv(opts: { viewport?: { width: number; height: number } } = {}): Promise<DashboardEnv> {
+export async function startDashboardEnv(
+  opts: { viewport?: { width: number; height: number }; port?: number; env?: Record<string, string> } = {},
+): Promise<DashboardEnv> {
   const executablePath = chromiumPath();
   if (!executablePath) throw new Error('no chromium binary');
   const dashboardDir = buildDashboard();
@@ -75,7 +77,7 @@ export async function startDashboardEnv(opts: { viewport?: { width: number; heig
   let browser: Browser | undefined;
   try {
     db = await createTestDatabase();
-    service = await startServiceProcess({ databaseUrl: db.url, env: { RELAY_DASHBOARD_DIR: dashboardDir, LOG_LEVEL: 'error' } });
+    service = await startServiceProcess({ databaseUrl: db.url, port: opts.port, env: { RELAY_DASHBOARD_DIR: dashboardDir, LOG_LEVEL: 'error', ...opts.env } });
     browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
   } catch (err) {
     await browser?.close();

@@ -178,6 +178,17 @@ describeInBrowser('dashboard pages: templates, transforms, destinations, dead le
     await page.setViewportSize({ width: 1280, height: 800 });
   });
 
+  it('the endpoint page links to the metrics page filtered to that endpoint', async () => {
+    const { page } = env;
+    await page.goto(`/endpoints/${endpointId}`);
+    await page.getByRole('link', { name: 'Metrics', exact: true }).last().click();
+    await page.getByLabel('Totals').getByText('Events received').waitFor();
+    expect(new URL(page.url()).search).toBe(`?endpoint=${endpointId}`);
+    expect(await page.getByRole('combobox', { name: 'Endpoint' }).inputValue()).toBe(endpointId);
+    await page.getByRole('combobox', { name: 'Endpoint' }).selectOption({ label: 'All endpoints' });
+    await page.waitForURL((url) => url.pathname === '/metrics' && url.search === '');
+  });
+
   it('creates an API key shown once, and revokes it', async () => {
     const { page } = env;
     await nav(page, 'API keys');

@@ -26,8 +26,10 @@ export async function startServiceProcess(opts: {
   command?: 'start' | 'api' | 'worker';
   env?: Record<string, string>;
   taskQueue?: string;
+  /** A port picked beforehand, when something must know the service's URL before it starts (an OAuth provider's redirect URI). */
+  port?: number;
 }): Promise<ServiceProcess> {
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
   const taskQueue = opts.taskQueue ?? uniqueTaskQueue('e2e');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-e2e-'));
   const child = spawn(process.execPath, [path.join(REPO, 'bin', 'relay.js'), opts.command ?? 'start'], {

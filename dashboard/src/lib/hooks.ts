@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useMutation, useQuery, useSubscription, type AnyVariables, type DocumentInput, type RequestPolicy, type UseQueryArgs } from 'urql';
 import { useWorkspace } from './session';
 
@@ -50,4 +50,14 @@ export function useProjectSubscription<Data = unknown, Vars extends AnyVariables
     latest.current(data);
     return data;
   });
+}
+
+/** `value`, once it has stopped changing for `ms` (live previews do not run on every keystroke). */
+export function useDebounced<T>(value: T, ms = 300): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const t = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(t);
+  }, [value, ms]);
+  return settled;
 }

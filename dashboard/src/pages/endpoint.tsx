@@ -63,20 +63,25 @@ export function EndpointPage() {
         </>
       }
       actions={
-        <Can permission="write">
-          <button type="button" className="primary" disabled={!endpoint.isActive || tested.fetching} onClick={() => sendTest({ endpointId: endpoint.id })}>
-            Test
-          </button>
-          {endpoint.isActive ? (
-            <ConfirmButton danger onConfirm={() => update({ id: endpoint.id, input: { isActive: false } })} confirmText="Ingress will answer 404: deactivate?">
-              Deactivate
-            </ConfirmButton>
-          ) : (
-            <button type="button" onClick={() => update({ id: endpoint.id, input: { isActive: true } })}>
-              Activate
+        <>
+          <Link href={`/metrics?endpoint=${endpoint.id}`}>
+            Metrics
+          </Link>
+          <Can permission="write">
+            <button type="button" className="primary" disabled={!endpoint.isActive || tested.fetching} onClick={() => sendTest({ endpointId: endpoint.id })}>
+              Test
             </button>
-          )}
-        </Can>
+            {endpoint.isActive ? (
+              <ConfirmButton danger onConfirm={() => update({ id: endpoint.id, input: { isActive: false } })} confirmText="Ingress will answer 404: deactivate?">
+                Deactivate
+              </ConfirmButton>
+            ) : (
+              <button type="button" onClick={() => update({ id: endpoint.id, input: { isActive: true } })}>
+                Activate
+              </button>
+            )}
+          </Can>
+        </>
       }
     >
       <ErrorMessage error={tested.error ?? (updated.error && !updated.error.graphQLErrors[0]?.extensions?.details ? updated.error : undefined)} />

@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useState, type ReactNode } from 'react';
 import { gql } from 'urql';
-import { Link } from 'wouter';
+import { Link, useSearchParams } from 'wouter';
 import type { AlignedData } from 'uplot';
 import { EmptyState, ErrorMessage, Page, Table } from '../components';
 import { useProjectQuery } from '../lib/hooks';
@@ -63,7 +63,10 @@ const count = (v: number | null) => (v == null ? '—' : Number.isInteger(v) ? S
 
 export function MetricsPage() {
   const [range, setRange] = useState<Range>('HOUR');
-  const [endpointId, setEndpointId] = useState('');
+  // In the URL (`/metrics?endpoint=<id>`), so the endpoint page can link to its own metrics.
+  const [search, setSearch] = useSearchParams();
+  const endpointId = search.get('endpoint') ?? '';
+  const setEndpointId = (id: string) => setSearch(id ? { endpoint: id } : {}, { replace: true });
   const [{ data: endpoints }] = useProjectQuery<{ endpoints: { data: Array<{ id: string; name: string }> } }>(ENDPOINTS);
   const [{ data, error, fetching }, refetch] = useProjectQuery<{ projectMetrics: Metrics }>(METRICS, { range, endpointId: endpointId || null });
   // The newest bucket is still filling: re-read once a bucket of the shortest range (a minute) has passed.

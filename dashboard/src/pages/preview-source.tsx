@@ -52,13 +52,3 @@ function parseSource(eventId: string, sample: string): PreviewSource {
     return { invalid: `Not JSON: ${(err as Error).message}` };
   }
 }
-
-/** `value`, once it has stopped changing for `ms` (live previews do not run on every keystroke). */
-export function useDebounced<T>(value: T, ms = 300): T {
-  const [settled, setSettled] = useState(value);
-  useEffect(() => {
-    const t = setTimeout(() => setSettled(value), ms);
-    return () => clearTimeout(t);
-  }, [value, ms]);
-  return settled;
-}

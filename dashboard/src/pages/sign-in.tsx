@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { gql, useMutation, useQuery } from 'urql';
 import { ErrorMessage, Field } from '../components';
 import { storeSession, type Session } from '../lib/auth';
+import { newPkceChallenge, oauthRedirectUri } from '../lib/oauth';
 
 const SERVICE_INFO = gql`
   query ServiceInfo { serviceInfo { name version oauthProviders } }
@@ -13,7 +14,9 @@ const SIGNUP = gql`
   mutation Signup($input: SignupInput!) { signup(input: $input) { accessToken refreshToken expiresIn } }
 `;
 const START_OAUTH = gql`
-  mutation StartOAuth($provider: String!) { startOAuthSignIn(provider: $provider) { authorizationUrl } }
+  mutation StartOAuth($provider: String!, $redirectUri: String!, $challenge: String!) {
+    startOAuthSignIn(provider: $provider, clientRedirectUri: $redirectUri, clientCodeChallenge: $challenge) { authorizationUrl }
+  }
 `;
 
 /** Log in or sign up with email and password; one button per configured OAuth provider. */
@@ -70,7 +73,9 @@ export function SignInPage() {
                 key={provider}
                 type="button"
                 onClick={async () => {
-                  const url = (await startOAuth({ provider })).data?.startOAuthSignIn.authorizationUrl;
+                  // The API's callback sends the browser back to /oauth/callback with a code only this tab can exchange.
+                  const challenge = await newPkceChallenge();
+                  const url = (await startOAuth({ provider, redirectUri: oauthRedirectUri(), challenge })).data?.startOAuthSignIn.authorizationUrl;
                   if (url) window.location.assign(url);
                 }}
               >

@@ -2,9 +2,9 @@ import { useState, type FormEvent } from 'react';
 import { gql } from 'urql';
 import { Link, useLocation, useParams } from 'wouter';
 import { Can, ConfirmButton, EmptyState, ErrorMessage, Field, JsonView, Page, Pager, Table, Time, useCursorPager } from '../components';
-import { useProjectMutation, useProjectQuery } from '../lib/hooks';
+import { useDebounced, useProjectMutation, useProjectQuery } from '../lib/hooks';
 import { useCan } from '../lib/session';
-import { PreviewSourcePicker, useDebounced, type PreviewSource } from './preview-source';
+import { PreviewSourcePicker, type PreviewSource } from './preview-source';
 import './editor.css';
 
 /** Message templates: list, create, and an editor whose preview re-renders (without delivering) as you type. */

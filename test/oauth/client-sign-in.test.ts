@@ -3,15 +3,15 @@ import fs from 'node:fs';
 import pino from 'pino';
 import { createContainer } from '../../src/app/container';
 import { type ApiServer, startApiServer } from '../../src/http/server';
-import { CliAuthCode } from '../../src/oauth/cli-auth-code.entity';
+import { OAuthClientCode } from '../../src/oauth/oauth-client-code.entity';
 import { runCli, tempConfigHome } from '../cli/cli-process';
 import { RecordingClient } from '../support/accounts';
 import { freePort } from '../support/free-port';
 import { startOAuthServer, type OAuthTestServer } from '../support/oauth-server';
 import { createTestDatabase, testConfig, type TestDatabase } from '../support/test-env';
 
-/** `relay login --oauth`: loopback redirect + the CLI's own PKCE, against the local OAuth 2 test server. */
-describe('OAuth sign-in for the CLI (loopback redirect, one-time code)', () => {
+/** Client sign-in (`relay login --oauth`, the dashboard): the client's redirect URI + its own PKCE, against the local OAuth 2 test server. */
+describe('OAuth sign-in for clients (loopback or dashboard redirect, one-time code)', () => {
   let env: { container: Awaited<ReturnType<typeof createContainer>>; db: TestDatabase };
   let server: ApiServer;
   let oauth: OAuthTestServer;
@@ -48,7 +48,7 @@ describe('OAuth sign-in for the CLI (loopback redirect, one-time code)', () => {
   }
 
   async function start(redirect: string, challenge: string) {
-    return client.rest('POST', '/v1/oauth/codehost_a/authorize', { body: { cli_redirect_uri: redirect, cli_code_challenge: challenge } });
+    return client.rest('POST', '/v1/oauth/codehost_a/authorize', { body: { client_redirect_uri: redirect, client_code_challenge: challenge } });
   }
 
   it('logs the CLI in: the browser lands on its loopback server, the CLI exchanges the code and stores the session 0600', async () => {
@@ -71,7 +71,7 @@ describe('OAuth sign-in for the CLI (loopback redirect, one-time code)', () => {
       const me = await client.gql('{ me { email } }', {}, { token: stored.access_token });
       expect(me.data.me.email).toBe('cli-oauth@example.test');
       // The one-time code is spent.
-      expect(await env.container.orm.em.fork().count(CliAuthCode, {})).toBe(0);
+      expect(await env.container.orm.em.fork().count(OAuthClientCode, {})).toBe(0);
     } finally {
       config.cleanup();
     }
@@ -85,33 +85,45 @@ describe('OAuth sign-in for the CLI (loopback redirect, one-time code)', () => {
     const code = (await browse(first.body.authorization_url)).searchParams.get('code')!;
     expect(code).toMatch(/^[A-Za-z0-9_-]{20,}$/);
 
-    const wrong = await client.rest('POST', '/v1/oauth/cli/token', { body: { code, code_verifier: pkce().verifier } });
+    const wrong = await client.rest('POST', '/v1/oauth/token', { body: { code, code_verifier: pkce().verifier } });
     expect(wrong.status).toBe(400);
     expect(wrong.body.error.code).toBe('invalid_code_verifier');
     // A wrong guess burns the code too.
-    expect((await client.rest('POST', '/v1/oauth/cli/token', { body: { code, code_verifier: verifier } })).body.error.code).toBe('invalid_cli_code');
+    expect((await client.rest('POST', '/v1/oauth/token', { body: { code, code_verifier: verifier } })).body.error.code).toBe('invalid_oauth_code');
 
     const again = await start('http://localhost:40111/cb', challenge);
     const code2 = (await browse(again.body.authorization_url)).searchParams.get('code')!;
-    const done = await client.gql('mutation($c: String!, $v: String!) { exchangeCliOAuthCode(code: $c, codeVerifier: $v) { accessToken user { email } } }', { c: code2, v: verifier });
-    expect(done.data.exchangeCliOAuthCode.user.email).toBe('cli-two@example.test');
-    const reused = await client.rest('POST', '/v1/oauth/cli/token', { body: { code: code2, code_verifier: verifier } });
-    expect(reused.body.error.code).toBe('invalid_cli_code');
+    const done = await client.gql('mutation($c: String!, $v: String!) { exchangeOAuthCode(code: $c, codeVerifier: $v) { accessToken user { email } } }', { c: code2, v: verifier });
+    expect(done.data.exchangeOAuthCode.user.email).toBe('cli-two@example.test');
+    const reused = await client.rest('POST', '/v1/oauth/token', { body: { code: code2, code_verifier: verifier } });
+    expect(reused.body.error.code).toBe('invalid_oauth_code');
 
     const late = await start('http://127.0.0.1:40111/callback', challenge);
     const code3 = (await browse(late.body.authorization_url)).searchParams.get('code')!;
-    await env.container.orm.em.fork().nativeUpdate(CliAuthCode, {}, { expiresAt: new Date(Date.now() - 1000) });
-    expect((await client.rest('POST', '/v1/oauth/cli/token', { body: { code: code3, code_verifier: verifier } })).body.error.code).toBe('cli_code_expired');
+    await env.container.orm.em.fork().nativeUpdate(OAuthClientCode, {}, { expiresAt: new Date(Date.now() - 1000) });
+    expect((await client.rest('POST', '/v1/oauth/token', { body: { code: code3, code_verifier: verifier } })).body.error.code).toBe('oauth_code_expired');
   });
 
-  it('accepts loopback redirect URIs only, with their challenge', async () => {
+  it('sends the code to the dashboard callback on the public origin', async () => {
+    oauth.user = { sub: 'dash-1', email: 'dash-oauth@example.test', email_verified: true };
+    const { verifier, challenge } = pkce();
+    const res = await start(`${base}/oauth/callback`, challenge);
+    expect(res.status).toBe(200);
+    const landed = await browse(res.body.authorization_url);
+    expect(`${landed.origin}${landed.pathname}`).toBe(`${base}/oauth/callback`);
+    const session = await client.rest('POST', '/v1/oauth/token', { body: { code: landed.searchParams.get('code'), code_verifier: verifier } });
+    expect(session.status).toBe(200);
+    expect(session.body.user.email).toBe('dash-oauth@example.test');
+  });
+
+  it('accepts loopback redirect URIs and the dashboard callback only, with their challenge', async () => {
     const { challenge } = pkce();
-    for (const bad of ['https://evil.example/callback', 'http://127.0.0.1/callback', 'http://10.0.0.1:5000/cb', 'http://127.0.0.1.evil.example:5000/cb', 'http://user@127.0.0.1:5000/cb', 'javascript:alert(1)']) {
+    for (const bad of ['https://evil.example/callback', 'http://127.0.0.1/callback', 'http://10.0.0.1:5000/cb', 'http://127.0.0.1.evil.example:5000/cb', 'http://user@127.0.0.1:5000/cb', 'javascript:alert(1)', 'https://evil.example/oauth/callback']) {
       const res = await start(bad, challenge);
       expect(res.status).toBe(400);
-      expect(res.body.error.details.fields[0].field).toBe('cli_redirect_uri');
+      expect(res.body.error.details.fields[0].field).toBe('client_redirect_uri');
     }
-    const alone = await client.rest('POST', '/v1/oauth/codehost_a/authorize', { body: { cli_redirect_uri: 'http://127.0.0.1:5000/callback' } });
+    const alone = await client.rest('POST', '/v1/oauth/codehost_a/authorize', { body: { client_redirect_uri: 'http://127.0.0.1:5000/callback' } });
     expect(alone.status).toBe(400);
     expect((await start('http://127.0.0.1:5000/callback', 'short')).status).toBe(400);
   });
