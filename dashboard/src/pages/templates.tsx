@@ -1,10 +1,11 @@
 import { useState, type FormEvent } from 'react';
 import { gql } from 'urql';
 import { Link, useLocation, useParams } from 'wouter';
-import { Can, ConfirmButton, EmptyState, ErrorMessage, Field, JsonView, Page, Pager, Table, Time, useCursorPager } from '../components';
+import { Can, EmptyState, ErrorMessage, Field, JsonView, Page, Pager, Table, Time, useCursorPager } from '../components';
 import { useDebounced, useProjectMutation, useProjectQuery } from '../lib/hooks';
 import { useCan } from '../lib/session';
 import { PreviewSourcePicker, type PreviewSource } from './preview-source';
+import { ResourceEditor } from './resource-editor';
 import './editor.css';
 
 /** Message templates: list, create, and an editor whose preview re-renders (without delivering) as you type. */
@@ -123,62 +124,30 @@ function parseConfig(text: string): { config?: Record<string, unknown>; problem?
 
 function TemplateEditor({ template, onSaved }: { template: Template; onSaved: () => void }) {
   const canWrite = useCan('write');
-  const [name, setName] = useState(template.name);
   const [text, setText] = useState(JSON.stringify(template.config, null, 2));
   const [source, setSource] = useState<PreviewSource>({ invalid: '' });
   const [types, setTypes] = useState<string[]>(['chat_b']);
   const [transformId, setTransformId] = useState('');
   const [{ data: transforms }] = useProjectQuery<{ transforms: { data: Array<{ id: string; name: string }> } }>(TRANSFORMS);
-  const [saved, save] = useProjectMutation(UPDATE);
-  const [deleted, remove] = useProjectMutation(DELETE);
-  const [justSaved, setJustSaved] = useState(false);
-  const [, navigate] = useLocation();
   const parsed = parseConfig(text);
-
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setJustSaved(false);
-    if (!parsed.config) return;
-    const result = await save({ id: template.id, input: { name, config: parsed.config } });
-    setJustSaved(!!result.data);
-    if (result.data) onSaved();
-  };
-
   return (
-    <Page
-      title={
+    <ResourceEditor
+      list={{ href: '/templates', title: 'Templates' }}
+      id={template.id}
+      savedName={template.name}
+      update={UPDATE}
+      remove={DELETE}
+      formLabel="Template"
+      input={parsed.config ? { config: parsed.config } : null}
+      errorFields={['config']}
+      onSaved={onSaved}
+      fields={(saveError) => (
+        <Field label="Config (JSON: v1 flat, or v2 per platform)" field="config" error={saveError} hint={parsed.problem ? <span className="field-error">{parsed.problem}</span> : 'Strings are templates: {{ .Payload.repository.name | upper }}, {{ .Meta.EventType }} (docs/templates.md).'}>
+          <textarea className="code" aria-label="Template config" value={text} onChange={(e) => setText(e.target.value)} rows={18} spellCheck={false} readOnly={!canWrite} />
+        </Field>
+      )}
+      aside={
         <>
-          <Link href="/templates">Templates</Link> / {template.name}
-        </>
-      }
-      actions={
-        <Can permission="write">
-          <ConfirmButton danger onConfirm={async () => (await remove({ id: template.id })).data && navigate('/templates')}>
-            Delete
-          </ConfirmButton>
-        </Can>
-      }
-    >
-      <ErrorMessage error={deleted.error} />
-      <div className="editor-grid">
-        <form className="form" onSubmit={submit} aria-label="Template">
-          <Field label="Name" field="name" error={saved.error}>
-            <input value={name} onChange={(e) => setName(e.target.value)} readOnly={!canWrite} />
-          </Field>
-          <Field label="Config (JSON: v1 flat, or v2 per platform)" field="config" error={saved.error} hint={parsed.problem ? <span className="field-error">{parsed.problem}</span> : 'Strings are templates: {{ .Payload.repository.name | upper }}, {{ .Meta.EventType }} (docs/templates.md).'}>
-            <textarea className="code" aria-label="Template config" value={text} onChange={(e) => setText(e.target.value)} rows={18} spellCheck={false} readOnly={!canWrite} />
-          </Field>
-          <ErrorMessage error={saved.error} fields={['name', 'config']} />
-          <Can permission="write">
-            <div className="row">
-              <button type="submit" className="primary" disabled={saved.fetching || !parsed.config}>
-                Save
-              </button>
-              {justSaved && <span className="muted">Saved.</span>}
-            </div>
-          </Can>
-        </form>
-        <div>
           <PreviewSourcePicker onChange={setSource} />
           {(transforms?.transforms.data.length ?? 0) > 0 && (
             <Field label="Transform first (as a link would)" field="transformId">
@@ -201,9 +170,9 @@ function TemplateEditor({ template, onSaved }: { template: Template; onSaved: ()
             ))}
           </div>
           {parsed.config && <TemplatePreview config={parsed.config} source={source} types={types} transformId={transformId} />}
-        </div>
-      </div>
-    </Page>
+        </>
+      }
+    />
   );
 }
 

@@ -1,10 +1,11 @@
 import { useState, type FormEvent } from 'react';
 import { gql } from 'urql';
 import { Link, useLocation, useParams } from 'wouter';
-import { Can, ConfirmButton, EmptyState, ErrorMessage, Field, JsonView, Page, Pager, Table, Time, useCursorPager } from '../components';
+import { Can, EmptyState, ErrorMessage, Field, JsonView, Page, Pager, Table, Time, useCursorPager } from '../components';
 import { useDebounced, useProjectMutation, useProjectQuery } from '../lib/hooks';
 import { useCan } from '../lib/session';
 import { PreviewSourcePicker, type PreviewSource } from './preview-source';
+import { ResourceEditor } from './resource-editor';
 import './editor.css';
 
 /** JSONata transforms: list, create, and an editor that runs the expression being typed against a stored event or a sample. */
@@ -94,62 +95,31 @@ export function TransformPage() {
 
 function TransformEditor({ transform, onSaved }: { transform: Transform; onSaved: () => void }) {
   const canWrite = useCan('write');
-  const [name, setName] = useState(transform.name);
   const [expression, setExpression] = useState(transform.expression);
   const [source, setSource] = useState<PreviewSource>({ invalid: '' });
-  const [saved, save] = useProjectMutation(UPDATE);
-  const [deleted, remove] = useProjectMutation(DELETE);
-  const [justSaved, setJustSaved] = useState(false);
-  const [, navigate] = useLocation();
-
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    setJustSaved(false);
-    const result = await save({ id: transform.id, input: { name, expression } });
-    setJustSaved(!!result.data);
-    if (result.data) onSaved();
-  };
-
   return (
-    <Page
-      title={
+    <ResourceEditor
+      list={{ href: '/transforms', title: 'Transforms' }}
+      id={transform.id}
+      savedName={transform.name}
+      update={UPDATE}
+      remove={DELETE}
+      formLabel="Transform"
+      input={{ expression }}
+      errorFields={['expression']}
+      onSaved={onSaved}
+      fields={(saveError) => (
+        <Field label="Expression (JSONata)" field="expression" error={saveError} hint='The payload is the input: repository.name, $count(commits), { "key": value }…'>
+          <textarea className="code" aria-label="Expression" value={expression} onChange={(e) => setExpression(e.target.value)} rows={14} spellCheck={false} readOnly={!canWrite} />
+        </Field>
+      )}
+      aside={
         <>
-          <Link href="/transforms">Transforms</Link> / {transform.name}
-        </>
-      }
-      actions={
-        <Can permission="write">
-          <ConfirmButton danger onConfirm={async () => (await remove({ id: transform.id })).data && navigate('/transforms')}>
-            Delete
-          </ConfirmButton>
-        </Can>
-      }
-    >
-      <ErrorMessage error={deleted.error} />
-      <div className="editor-grid">
-        <form className="form" onSubmit={submit} aria-label="Transform">
-          <Field label="Name" field="name" error={saved.error}>
-            <input value={name} onChange={(e) => setName(e.target.value)} readOnly={!canWrite} />
-          </Field>
-          <Field label="Expression (JSONata)" field="expression" error={saved.error} hint='The payload is the input: repository.name, $count(commits), { "key": value }…'>
-            <textarea className="code" aria-label="Expression" value={expression} onChange={(e) => setExpression(e.target.value)} rows={14} spellCheck={false} readOnly={!canWrite} />
-          </Field>
-          <ErrorMessage error={saved.error} fields={['name', 'expression']} />
-          <Can permission="write">
-            <div className="row">
-              <button type="submit" className="primary" disabled={saved.fetching}>
-                Save
-              </button>
-              {justSaved && <span className="muted">Saved.</span>}
-            </div>
-          </Can>
-        </form>
-        <div>
           <PreviewSourcePicker onChange={setSource} />
           <TransformResult expression={expression} source={source} />
-        </div>
-      </div>
-    </Page>
+        </>
+      }
+    />
   );
 }
 
