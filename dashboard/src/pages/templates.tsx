@@ -1,11 +1,11 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { gql } from 'urql';
-import { Link, useLocation, useParams } from 'wouter';
-import { Can, EmptyState, ErrorMessage, Field, JsonView, Page, Pager, Table, Time, useCursorPager } from '../components';
-import { useDebounced, useProjectMutation, useProjectQuery } from '../lib/hooks';
+import { useParams } from 'wouter';
+import { ErrorMessage, Field, JsonView, Page, Time } from '../components';
+import { useDebounced, useProjectQuery } from '../lib/hooks';
 import { useCan } from '../lib/session';
 import { PreviewSourcePicker, type PreviewSource } from './preview-source';
-import { ResourceEditor } from './resource-editor';
+import { NamedResourceEditor, NamedResourceList } from './named-resource';
 import './editor.css';
 
 /** Message templates: list, create, and an editor whose preview re-renders (without delivering) as you type. */
@@ -53,54 +53,19 @@ const STARTER = {
 };
 
 export function TemplatesPage() {
-  const pager = useCursorPager();
-  const [{ data, error, fetching }] = useProjectQuery<{ templates: { data: Template[]; nextCursor: string | null } }>(LIST, { cursor: pager.cursor });
-  const [name, setName] = useState('');
-  const [created, create] = useProjectMutation<{ createTemplate: { id: string } }>(CREATE);
-  const [, navigate] = useLocation();
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    const result = await create({ input: { name, config: STARTER } });
-    if (result.data) navigate(`/templates/${result.data.createTemplate.id}`);
-  };
   return (
-    <Page title="Templates">
-      <p className="muted">A template turns an event into a chat message (chat_a, chat_b, chat_c). Webhook destinations receive the payload itself. Link a template to an endpoint’s destination on the endpoint page.</p>
-      <Can permission="write">
-        <form className="row card" onSubmit={submit} aria-label="New template">
-          <Field label="New template" field="name" error={created.error}>
-            <input value={name} onChange={(e) => setName(e.target.value)} placeholder="Name, e.g. Pull requests" required />
-          </Field>
-          <button type="submit" className="primary" disabled={created.fetching}>
-            Create and edit
-          </button>
-          <ErrorMessage error={created.error} fields={['name']} />
-        </form>
-      </Can>
-      <ErrorMessage error={error} />
-      <Table
-        label="Templates"
-        rows={data?.templates.data ?? []}
-        rowKey={(t) => t.id}
-        onRowClick={(t) => navigate(`/templates/${t.id}`)}
-        empty={
-          fetching ? (
-            <div className="loading">Loading…</div>
-          ) : (
-            !error && (
-              <EmptyState title="No templates yet">
-                Without a template chat destinations get the default message (event type and top-level fields). Create one above to shape it.
-              </EmptyState>
-            )
-          )
-        }
-        columns={[
-          { header: 'Name', cell: (t) => <Link href={`/templates/${t.id}`}>{t.name}</Link> },
-          { header: 'Updated', cell: (t) => <Time value={t.updatedAt} /> },
-        ]}
-      />
-      <Pager pager={pager} nextCursor={data?.templates.nextCursor} />
-    </Page>
+    <NamedResourceList<Template>
+      plural="templates"
+      singular="template"
+      title="Templates"
+      list={LIST}
+      create={CREATE}
+      starter={{ config: STARTER }}
+      intro="A template turns an event into a chat message (chat_a, chat_b, chat_c). Webhook destinations receive the payload itself. Link a template to an endpoint’s destination on the endpoint page."
+      placeholder="Name, e.g. Pull requests"
+      empty={{ title: 'No templates yet', text: 'Without a template chat destinations get the default message (event type and top-level fields). Create one above to shape it.' }}
+      columns={[{ header: 'Updated', cell: (t) => <Time value={t.updatedAt} /> }]}
+    />
   );
 }
 
@@ -131,7 +96,7 @@ function TemplateEditor({ template, onSaved }: { template: Template; onSaved: ()
   const [{ data: transforms }] = useProjectQuery<{ transforms: { data: Array<{ id: string; name: string }> } }>(TRANSFORMS);
   const parsed = parseConfig(text);
   return (
-    <ResourceEditor
+    <NamedResourceEditor
       list={{ href: '/templates', title: 'Templates' }}
       id={template.id}
       savedName={template.name}

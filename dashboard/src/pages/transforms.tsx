@@ -1,11 +1,11 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { gql } from 'urql';
-import { Link, useLocation, useParams } from 'wouter';
-import { Can, EmptyState, ErrorMessage, Field, JsonView, Page, Pager, Table, Time, useCursorPager } from '../components';
-import { useDebounced, useProjectMutation, useProjectQuery } from '../lib/hooks';
+import { useParams } from 'wouter';
+import { ErrorMessage, Field, JsonView, Page, Time } from '../components';
+import { useDebounced, useProjectQuery } from '../lib/hooks';
 import { useCan } from '../lib/session';
 import { PreviewSourcePicker, type PreviewSource } from './preview-source';
-import { ResourceEditor } from './resource-editor';
+import { NamedResourceEditor, NamedResourceList } from './named-resource';
 import './editor.css';
 
 /** JSONata transforms: list, create, and an editor that runs the expression being typed against a stored event or a sample. */
@@ -35,53 +35,22 @@ const PREVIEW = gql`query PreviewTransform($projectId: ID, $input: TransformPrev
 const STARTER = '{\n  "repo": repository.name,\n  "who": sender.login\n}';
 
 export function TransformsPage() {
-  const pager = useCursorPager();
-  const [{ data, error, fetching }] = useProjectQuery<{ transforms: { data: Transform[]; nextCursor: string | null } }>(LIST, { cursor: pager.cursor });
-  const [name, setName] = useState('');
-  const [created, create] = useProjectMutation<{ createTransform: { id: string } }>(CREATE);
-  const [, navigate] = useLocation();
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    const result = await create({ input: { name, expression: STARTER } });
-    if (result.data) navigate(`/transforms/${result.data.createTransform.id}`);
-  };
   return (
-    <Page title="Transforms">
-      <p className="muted">A transform is a JSONata expression that reshapes the payload before templates render it and webhooks receive it. A transform that fails sends the delivery to the dead-letter queue.</p>
-      <Can permission="write">
-        <form className="row card" onSubmit={submit} aria-label="New transform">
-          <Field label="New transform" field="name" error={created.error}>
-            <input value={name} onChange={(e) => setName(e.target.value)} placeholder="Name, e.g. Slim push" required />
-          </Field>
-          <button type="submit" className="primary" disabled={created.fetching}>
-            Create and edit
-          </button>
-          <ErrorMessage error={created.error} fields={['name']} />
-        </form>
-      </Can>
-      <ErrorMessage error={error} />
-      <Table
-        label="Transforms"
-        rows={data?.transforms.data ?? []}
-        rowKey={(t) => t.id}
-        onRowClick={(t) => navigate(`/transforms/${t.id}`)}
-        empty={
-          fetching ? (
-            <div className="loading">Loading…</div>
-          ) : (
-            !error && (
-              <EmptyState title="No transforms yet">Create one above, try it against a stored event, then pick it on an endpoint’s destination link.</EmptyState>
-            )
-          )
-        }
-        columns={[
-          { header: 'Name', cell: (t) => <Link href={`/transforms/${t.id}`}>{t.name}</Link> },
-          { header: 'Expression', cell: (t) => t.expression.replace(/\s+/g, ' ').slice(0, 80), className: 'mono hide-narrow' },
-          { header: 'Updated', cell: (t) => <Time value={t.updatedAt} /> },
-        ]}
-      />
-      <Pager pager={pager} nextCursor={data?.transforms.nextCursor} />
-    </Page>
+    <NamedResourceList<Transform>
+      plural="transforms"
+      singular="transform"
+      title="Transforms"
+      list={LIST}
+      create={CREATE}
+      starter={{ expression: STARTER }}
+      intro="A transform is a JSONata expression that reshapes the payload before templates render it and webhooks receive it. A transform that fails sends the delivery to the dead-letter queue."
+      placeholder="Name, e.g. Slim push"
+      empty={{ title: 'No transforms yet', text: 'Create one above, try it against a stored event, then pick it on an endpoint’s destination link.' }}
+      columns={[
+        { header: 'Expression', cell: (t) => t.expression.replace(/\s+/g, ' ').slice(0, 80), className: 'mono hide-narrow' },
+        { header: 'Updated', cell: (t) => <Time value={t.updatedAt} /> },
+      ]}
+    />
   );
 }
 
@@ -98,7 +67,7 @@ function TransformEditor({ transform, onSaved }: { transform: Transform; onSaved
   const [expression, setExpression] = useState(transform.expression);
   const [source, setSource] = useState<PreviewSource>({ invalid: '' });
   return (
-    <ResourceEditor
+    <NamedResourceEditor
       list={{ href: '/transforms', title: 'Transforms' }}
       id={transform.id}
       savedName={transform.name}
