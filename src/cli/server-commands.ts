@@ -7,7 +7,7 @@ import 'reflect-metadata';
 import fs from 'node:fs';
 import path from 'node:path';
 import { printSchema } from 'graphql';
-import { createContainer } from '../app/container';
+import { type AppContainer, createContainer } from '../app/container';
 import { startApiProcess, startWorkerProcess } from '../app/processes';
 import { createLogger, type Logger } from '../common/logger';
 import { ConfigError, type Config, loadConfig } from '../config/config';
@@ -63,7 +63,10 @@ export async function start(): Promise<void> {
   await assertPortsFree(portsToStart(base));
   const dataDir = path.resolve(base.RELAY_DATA_DIR);
   const services: RunningService[] = [];
-  const stopServices = async () => {
+  let container: AppContainer | undefined;
+  // The container's connections close first: stopping PostgreSQL under them would read as a lost connection.
+  const stopAll = async () => {
+    await container?.close().catch((err) => log.warn({ err }, 'close failed'));
     for (const s of services.reverse()) await s.stop().catch((err) => log.warn({ err }, 'stop failed'));
   };
   try {
@@ -95,13 +98,12 @@ export async function start(): Promise<void> {
     }
 
     const cfg = config({ ...process.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress });
-    const container = await createContainer(cfg, log);
-    container.onClose(stopServices);
+    container = await createContainer(cfg, log);
     const applied = await migrate(container.orm);
     if (applied.length) log.info({ applied }, 'migrations applied');
     const api = await startApiProcess(container);
     if (cfg.RELAY_RUN_WORKER) await startWorkerProcess(container);
-    onShutdown(log, () => container.close());
+    onShutdown(log, stopAll);
 
     const lines = [
       '',
@@ -117,7 +119,7 @@ export async function start(): Promise<void> {
     ];
     process.stdout.write(lines.join('\n') + '\n');
   } catch (err) {
-    await stopServices();
+    await stopAll();
     throw err;
   }
 }
