@@ -181,7 +181,8 @@ describeInBrowser('dashboard pages: templates, transforms, destinations, dead le
   it('the endpoint page links to the metrics page filtered to that endpoint', async () => {
     const { page } = env;
     await page.goto(`/endpoints/${endpointId}`);
-    await page.getByRole('link', { name: 'Metrics', exact: true }).last().click();
+    // The page's own link (the nav has a Metrics link too, there before the endpoint loads).
+    await page.getByRole('main').getByRole('link', { name: 'Metrics', exact: true }).click();
     await page.getByLabel('Totals').getByText('Events received').waitFor();
     expect(new URL(page.url()).search).toBe(`?endpoint=${endpointId}`);
     expect(await page.getByRole('combobox', { name: 'Endpoint' }).inputValue()).toBe(endpointId);
