@@ -49,15 +49,6 @@ const name = z.string().trim().min(1).max(200);
 const sourceSlugs = z.array(z.string().trim().min(1).max(100)).max(100);
 const delayMs = z.number().int().min(0, `must be 0 to ${CLI_MAX_DELAY_MS}`).max(CLI_MAX_DELAY_MS, `must be 0 to ${CLI_MAX_DELAY_MS}`);
 
-export const startCliSessionInput = z.object({
-  machine: z.string().trim().min(1).max(200),
-  sourceSlugs: sourceSlugs.nullish(),
-  transformName: name.nullish(),
-  templateName: name.nullish(),
-  delayMs: delayMs.nullish(),
-});
-export type StartCliSessionInput = z.infer<typeof startCliSessionInput>;
-
 /** Absent leaves a setting as it is; an explicit null clears the transform or template. */
 export const updateCliSessionInput = z.object({
   sourceSlugs: sourceSlugs.nullish(),
@@ -66,6 +57,9 @@ export const updateCliSessionInput = z.object({
   delayMs: delayMs.nullish(),
 });
 export type UpdateCliSessionInput = z.infer<typeof updateCliSessionInput>;
+
+export const startCliSessionInput = updateCliSessionInput.extend({ machine: z.string().trim().min(1).max(200) });
+export type StartCliSessionInput = z.infer<typeof startCliSessionInput>;
 
 export const cliForwardResultInput = z.object({
   forwardId: z.uuid({ message: 'must be a UUID' }),

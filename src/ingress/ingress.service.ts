@@ -65,9 +65,7 @@ export class Ingress {
   ) {}
 
   async receive({ slug, req, sourceIp }: IngressRequest): Promise<{ event_id: string }> {
-    const endpoint = await this.activeEndpoint(slug);
-    const headers = readHeaders(req.headers);
-    assertJsonContentType(headers.headers['content-type']);
+    const { endpoint, headers } = await this.accept(slug, req.headers);
     return this.store(endpoint, headers, await readRawBody(req, this.maxBodyBytes), sourceIp);
   }
 
@@ -76,17 +74,18 @@ export class Ingress {
    * (authentication included): the endpoint Test button (src/endpoints/endpoint-test.service.ts).
    */
   async receiveBuffered({ slug, headers, raw, sourceIp }: BufferedIngressRequest): Promise<{ event_id: string }> {
-    const endpoint = await this.activeEndpoint(slug);
-    const read = readHeaders(headers);
-    assertJsonContentType(read.headers['content-type']);
+    const accepted = await this.accept(slug, headers);
     if (raw.length > this.maxBodyBytes) throw new PayloadTooLargeError(this.maxBodyBytes);
-    return this.store(endpoint, read, raw, sourceIp);
+    return this.store(accepted.endpoint, accepted.headers, raw, sourceIp);
   }
 
-  private async activeEndpoint(slug: string): Promise<IngressEndpoint> {
+  /** What is checked before any body is read: an active endpoint, and a JSON content type. */
+  private async accept(slug: string, raw: IncomingHttpHeaders): Promise<{ endpoint: IngressEndpoint; headers: ReadHeaders }> {
     const endpoint = await this.cache.get(slug);
     if (!endpoint || !endpoint.isActive) throw new NotFoundError('Endpoint', slug);
-    return endpoint;
+    const headers = readHeaders(raw);
+    assertJsonContentType(headers.headers['content-type']);
+    return { endpoint, headers };
   }
 
   private async store(endpoint: IngressEndpoint, { headers, stored }: ReadHeaders, raw: Buffer, sourceIp: string | null): Promise<{ event_id: string }> {

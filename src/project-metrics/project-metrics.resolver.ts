@@ -1,6 +1,6 @@
 import { Arg, Field, Float, ID, Int, ObjectType, Query, registerEnumType, Resolver } from 'type-graphql';
 import type { ProjectContext } from '../common/request-context';
-import { parseInput } from '../common/validation';
+import { parseInput, snakeKeys } from '../common/validation';
 import { Scoped } from '../graphql/scoped';
 import type { MetricsRange } from './metrics-window';
 import { getProjectMetrics, projectMetricsQuery } from './project-metrics.service';
@@ -65,6 +65,6 @@ export class ProjectMetricsResolver {
     @Arg('endpointId', () => ID, { nullable: true }) endpointId?: string,
     @Arg('projectId', () => ID, projectArg) _projectId?: string,
   ): Promise<ProjectMetricsType> {
-    return getProjectMetrics(ctx, parseInput(projectMetricsQuery, { range, ...(endpointId ? { endpoint_id: endpointId } : {}) }, 'arguments'));
+    return getProjectMetrics(ctx, parseInput(projectMetricsQuery, snakeKeys({ range, endpointId }), 'arguments'));
   }
 }
