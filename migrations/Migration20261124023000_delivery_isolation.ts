@@ -19,7 +19,8 @@ export class Migration20261124023000_delivery_isolation extends Migration {
     this.addSql(
       `alter table "delivery_attempts" add constraint "delivery_attempts_status_check" check ("status" in ('queued', 'retrying', 'success', 'failed', 'canceled', 'skipped'));`,
     );
-    this.addSql(`create index "deliveries_pending_idx" on "deliveries" ("destination_id", "id") where "status" = 'queued';`);
+    // Ordered by event (arrival), not by delivery id: ids made in one fan-out statement share a millisecond and are random within it.
+    this.addSql(`create index "deliveries_pending_idx" on "deliveries" ("destination_id", "event_id") where "status" = 'queued';`);
 
     this.addSql(`create unlogged table "destination_leases" (
       "delivery_id" uuid not null primary key,

@@ -86,7 +86,7 @@ export async function fanOutEvents(knex: Knex, batchSize: number): Promise<{ eve
 /**
  * Claims up to `batchSize` unstarted deliveries to start, fairly: each
  * destination with unstarted deliveries (found by a skip scan of
- * deliveries_pending_idx) offers its oldest ones, as many as its window has
+ * deliveries_pending_idx) offers its oldest ones (event order), as many as its window has
  * room for; the picks are interleaved (every destination's first, then every
  * second…) and cut at the global window's room. Claiming sets
  * `workflow_started_at`. ONE statement.
@@ -107,19 +107,19 @@ export async function claimDeliveriesToStart(
        select least(?::int, ?::int - (select count(*) from (
          select 1 from deliveries where status = 'queued' and workflow_started_at > now() - make_interval(secs => ${UNATTEMPTED_WINDOW_SECONDS}) limit ?) started))::int as n
      ), offered as (
-       select c.id, row_number() over (partition by c.destination_id order by c.id) as turn
+       select c.id, c.event_id, row_number() over (partition by c.destination_id order by c.event_id) as turn
          from dests
         cross join lateral (
           select ?::int - count(*)::int as free from deliveries s
            where s.destination_id = dests.destination_id and s.status = 'queued'
              and s.workflow_started_at > now() - make_interval(secs => ${UNATTEMPTED_WINDOW_SECONDS})) w
         cross join lateral (
-          select d.id, d.destination_id from deliveries d
+          select d.id, d.destination_id, d.event_id from deliveries d
            where d.destination_id = dests.destination_id and d.status = 'queued' and d.workflow_started_at is null
-           order by d.id limit greatest(w.free, 0) for update skip locked) c
+           order by d.event_id limit greatest(w.free, 0) for update skip locked) c
         where dests.destination_id is not null
      ), picked as (
-       select id from offered order by turn, id limit greatest((select n from room), 0)
+       select id from offered order by turn, event_id limit greatest((select n from room), 0)
      ), marked as (
        update deliveries set workflow_started_at = now() from picked where deliveries.id = picked.id
        returning deliveries.id, deliveries.event_id, deliveries.destination_id, deliveries.project_id, deliveries.endpoint_id

@@ -2,7 +2,9 @@ import { type ApiServer, startApiServer } from '../../src/http/server';
 import { CliForwarder, NO_CLI_CONNECTED } from '../../src/cli-sessions/cli-forwarder';
 import { loadAttemptContext } from '../../src/deliveries/attempt-store';
 import { signOutbound } from '../../src/sending/signature';
+import { OrganizationMember } from '../../src/organizations/organization-member.entity';
 import { Transform } from '../../src/transforms/transform.entity';
+import { User } from '../../src/users/user.entity';
 import { attemptsOf, createScene, type DeliveryStack, type Scene, sql, startDeliveryStack, waitForDeliveries, waitForStatus } from '../delivery/harness';
 import { gql, tokenFor } from '../support/api';
 import { createEndpoint, createWorkspace } from '../support/factories';
@@ -248,6 +250,22 @@ describe('the listen tunnel', () => {
     // Within one heartbeat (5 s).
     await listener.ended;
     expect(await presenceRows(container(), destinationId)).toBe(0);
+  });
+
+  it('refuses cliForwards to anyone but the user whose session created the destination: a viewer and another developer', async () => {
+    const { destinationId } = await startSession(server.url, token, { machine: 'owned' });
+    const em = container().orm.em.fork();
+    for (const role of ['viewer', 'developer'] as const) {
+      const user = em.create(User, { email: `${role}-${Date.now()}@example.test`, name: role });
+      em.create(OrganizationMember, { organization: scene.organization, user, role });
+      await em.flush();
+      const other = await tokenFor(container(), user.id);
+      await expect(listen(server.url, other, container(), destinationId)).rejects.toThrow(/forbidden/);
+    }
+    // Nobody else became "connected": an event to it is skipped (no CLI), not forwarded to a stranger.
+    expect(await presenceRows(container(), destinationId)).toBe(0);
+    listener = await listen(server.url, token, container(), destinationId);
+    expect(await presenceRows(container(), destinationId)).toBe(1);
   });
 
   it('refuses a subscription to a destination that is not a cli destination of the project', async () => {
