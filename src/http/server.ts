@@ -35,7 +35,14 @@ const SOCKET_CLOSE_WAIT_MS = 1_000;
 export async function startApiServer(container: AppContainer, port = container.config.PORT, host = container.config.HOST): Promise<ApiServer> {
   const schema = await buildRelaySchema();
   const limits = queryLimitsFrom(container.config);
-  const httpServer = http.createServer();
+  const { RELAY_HTTP_HEADERS_TIMEOUT_MS, RELAY_HTTP_REQUEST_TIMEOUT_MS } = container.config;
+  const httpServer = http.createServer({
+    requestTimeout: RELAY_HTTP_REQUEST_TIMEOUT_MS,
+    // Node refuses a headers timeout longer than the request timeout.
+    headersTimeout: Math.min(RELAY_HTTP_HEADERS_TIMEOUT_MS, RELAY_HTTP_REQUEST_TIMEOUT_MS),
+    // How often Node looks for requests past those timeouts (its default, 30 s, would stretch a short timeout).
+    connectionsCheckingInterval: Math.min(30_000, Math.ceil(RELAY_HTTP_HEADERS_TIMEOUT_MS / 2)),
+  });
   const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql' });
   const wsCleanup = useServer(
     {
