@@ -1,6 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError } from '../config/config';
-import { PortInUseError } from '../launcher/ports';
+import { LauncherError } from '../launcher/launcher-error';
 import { buildDashboard } from './build-dashboard';
 import { CliError, EXIT } from './cli-errors';
 import { listen } from './listen.command';
@@ -82,7 +82,7 @@ function exitWith(err: unknown, command: string | undefined): never {
     process.exit(78);
   }
   const clientCommand = ['login', 'logout', 'whoami', 'listen'].includes(command ?? '');
-  if (err instanceof PortInUseError || (clientCommand && !process.env.RELAY_DEBUG)) {
+  if (err instanceof LauncherError || (clientCommand && !process.env.RELAY_DEBUG)) {
     process.stderr.write(`relay: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(1);
   }

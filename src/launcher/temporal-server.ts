@@ -9,7 +9,9 @@ import type { Logger } from '../common/logger';
 import { ensureSearchAttributes } from '../temporal/ensure-search-attributes';
 import { SEARCH_ATTRIBUTE_NAMES } from '../temporal/search-attributes';
 import type { RunningService } from './postgres';
-import { onPath, stopChild, waitForPort } from './temporal';
+import { stopChild } from './child-process';
+import { waitForPort } from './temporal';
+import { onPath } from './temporal-cli';
 
 /** The config template and dynamic config, shared with docker-compose.yml. */
 const DEPLOY_DIR = path.resolve(__dirname, '..', '..', 'deploy', 'temporal');
