@@ -13,6 +13,7 @@ import { createLogger, type Logger } from '../common/logger';
 import { ConfigError, type Config, loadConfig } from '../config/config';
 import { createOrm, migrate } from '../db/orm';
 import { buildRelaySchema } from '../graphql/schema';
+import { packageRoot } from '../http/dashboard';
 import { withDevSecrets } from '../launcher/dev-secrets';
 import { type RunningService, startEmbeddedPostgres } from '../launcher/postgres';
 import { type NeededPort, assertPortsFree } from '../launcher/ports';
@@ -179,7 +180,8 @@ export async function runMigrations(): Promise<void> {
 }
 
 export async function emitSchema(): Promise<void> {
-  const out = path.resolve(__dirname, '..', '..', 'schema', 'schema.graphql');
+  // The checkout's schema/, also when this runs from the compiled dist/.
+  const out = path.join(packageRoot(), 'schema', 'schema.graphql');
   fs.writeFileSync(out, printSchema(await buildRelaySchema()) + '\n');
   process.stdout.write(`wrote ${out}\n`);
 }
