@@ -66,6 +66,7 @@ function program(): Command {
     .option('--template <name>', 'render this named template for forwarded events')
     .option('--delay <ms>', 'wait this long before each forward (0-10000)')
     .addOption(new Option('--output <format>', 'json: one JSON object per line').choices(['json']))
+    .option('--exit-after-disconnect <seconds>', 'exit (code 4) after this long without a connection to the API (default: reconnect forever)')
     .action(async (port: string, slug: string | undefined, opts) => listen(port, slug, opts));
   return relay;
 }

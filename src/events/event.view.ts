@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { EVENT_STATUSES } from '../common/types';
 import type { Event } from './event.entity';
+import { eventOutcomeFields } from './event-outcome';
 
 /** The wire form of an event (SPEC "Event"), shared by REST, GraphQL and subscriptions. */
 export const eventView = z.object({
@@ -21,6 +22,13 @@ export type EventView = z.infer<typeof eventView>;
 /** List items leave out the (possibly large) payload and headers: `GET /v1/events/{id}` has them. */
 export const eventSummaryView = eventView.omit({ payload: true, headers: true });
 export type EventSummaryView = z.infer<typeof eventSummaryView>;
+
+/** A list item: the summary with its deliveries' outcome and last response code. */
+export const eventListItemView = eventSummaryView.extend(eventOutcomeFields);
+export type EventListItemView = z.infer<typeof eventListItemView>;
+
+/** `GET /v1/events/{id}`: the event with its deliveries' outcome. */
+export const eventDetailView = eventView.extend(eventOutcomeFields);
 
 type EventFields = Pick<Event, 'id' | 'endpointId' | 'projectId' | 'organizationId' | 'eventType' | 'sourceIp' | 'idempotencyKey' | 'status' | 'createdAt'>;
 
