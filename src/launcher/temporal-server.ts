@@ -7,14 +7,17 @@ import { Client } from 'pg';
 import { pgClientConfig } from '../db/pg-connection';
 import type { Logger } from '../common/logger';
 import type { TemporalTls } from '../config/temporal-tls';
+import { packageRoot } from '../http/dashboard';
 import { type TemporalSettings, connectTemporal } from '../temporal/client';
 import { ensureSearchAttributes } from '../temporal/ensure-search-attributes';
 import { SEARCH_ATTRIBUTE_NAMES } from '../temporal/search-attributes';
 import type { RunningService } from './postgres';
-import { onPath, stopChild, waitForPort } from './temporal';
+import { stopChild } from './child-process';
+import { waitForPort } from './temporal';
+import { onPath } from './temporal-cli';
 
 /** The config template and dynamic config, shared with docker-compose.yml. */
-const DEPLOY_DIR = path.resolve(__dirname, '..', '..', 'deploy', 'temporal');
+const DEPLOY_DIR = path.join(packageRoot(), 'deploy', 'temporal');
 
 const INSTALL_HINT =
   'Build it with `npm run temporal:server:install` (go install from the Go module proxy into `$(go env GOPATH)/bin`), ' +
