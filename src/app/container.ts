@@ -22,8 +22,12 @@ export interface AppContainer {
   log: Logger;
   /** The process's shared LISTEN connection (src/db/pg-notifications.ts). */
   notifications: PgNotifications;
-  /** Things to stop on shutdown, last registered first. */
-  onClose(fn: () => Promise<void> | void): void;
+  /**
+   * Things to stop on shutdown, last registered first; `first: true` ones run
+   * before all others (telling connected clients, e.g. WebSockets closed with
+   * 1012, before the parts they use stop).
+   */
+  onClose(fn: () => Promise<void> | void, opts?: { first?: boolean }): void;
   close(): Promise<void>;
 }
 
@@ -40,6 +44,7 @@ export async function createContainer(config: Config, log: Logger = createLogger
     () => notifications.close(),
     ...(tracingStarted ? [() => stopTracing()] : []),
   ];
+  const firstClosers: Array<() => Promise<void> | void> = [];
   return {
     config,
     orm,
@@ -47,9 +52,9 @@ export async function createContainer(config: Config, log: Logger = createLogger
     temporal,
     log,
     notifications,
-    onClose: (fn) => closers.push(fn),
+    onClose: (fn, opts) => (opts?.first ? firstClosers : closers).push(fn),
     close: async () => {
-      for (const fn of closers.reverse()) {
+      for (const fn of [...firstClosers, ...closers.reverse()]) {
         try {
           await fn();
         } catch (err) {

@@ -17,6 +17,8 @@ export async function startApiProcess(container: AppContainer, port?: number): P
   trackDeliveryBacklog(() => container.orm.em.getConnection().getKnex());
   const api = await startApiServer(container, port);
   container.onClose(() => api.close());
+  // Before anything stops: subscriptions completed by their feeds stopping would read as "ended" to clients, not as a restart.
+  container.onClose(() => api.closeSockets(), { first: true });
   return api;
 }
 

@@ -147,7 +147,7 @@ export class ApiClient {
    * A graphql-ws client that authenticates each (re)connection with a fresh
    * access token and reconnects with capped exponential backoff after a drop.
    */
-  wsClient(on: { connected?: () => void; closed?: (event: { code: number; reason: string }) => void }): Client {
+  wsClient(on: { connected?: () => void; closed?: (event: { code: number; reason: string }) => void; retrying?: (attempt: number) => void }): Client {
     // A ping without a pong in time means a half-open connection (a laptop that slept, a dead NAT entry): close it, and retry.
     let socket: WebSocket | undefined;
     let pongTimer: NodeJS.Timeout | undefined;
@@ -165,10 +165,14 @@ export class ApiClient {
       lazy: true,
       keepAlive: 10_000,
       retryAttempts: Number.POSITIVE_INFINITY,
-      retryWait: (retries) => new Promise((resolve) => setTimeout(resolve, backoffMs(retries))),
-      // Every drop (API restart, network) is retried; graphql-ws itself gives up on the close codes of
-      // refused auth or protocol errors (4401, 4005 when connectionParams threw, 4400, …), which src/cli/tunnel.ts handles.
-      shouldRetry: () => true,
+      retryWait: (retries) => {
+        on.retrying?.(retries + 1);
+        return new Promise((resolve) => setTimeout(resolve, backoffMs(retries)));
+      },
+      // Every drop (API restart 1012, crash 1006, network, no pong) is retried but a permission refusal (4403);
+      // graphql-ws itself gives up on refused auth or protocol errors (4401, 4005 when connectionParams threw,
+      // 4400, …). src/cli/tunnel.ts handles those.
+      shouldRetry: (event) => !(isCloseEvent(event) && event.code === WS_FORBIDDEN),
       on: {
         connected: (connected) => {
           socket = connected as WebSocket;
@@ -190,6 +194,13 @@ export class ApiClient {
     });
   }
 }
+
+export const isCloseEvent = (value: unknown): value is { code: number; reason: string } =>
+  typeof value === 'object' && value !== null && 'code' in value && 'reason' in value;
+
+/** The API's close codes for a refused credential and for lost access (src/subscriptions/subscription-access.ts). */
+export const WS_UNAUTHORIZED = 4401;
+export const WS_FORBIDDEN = 4403;
 
 const PONG_TIMEOUT_MS = 5_000;
 /** graphql-ws treats 4408 as retryable. */

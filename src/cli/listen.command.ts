@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { closeHttpAgents } from '../sending/http-client';
 import { ApiClient, ApiError } from './api-client';
-import { CliError, noSources } from './cli-errors';
+import { CliError, EXIT, noSources } from './cli-errors';
 import { ConfigStore, resolveApiUrl } from './config-store';
 import { ListenKeys } from './listen-keys';
 import { KEY_HELP, ListenScreen, type OutputMode } from './listen-screen';
@@ -17,6 +17,8 @@ export interface ListenOptions {
   delay?: string;
   /** commander allows only `json`. */
   output?: OutputMode;
+  /** Seconds without a connection after which `listen` exits (code 4); default: reconnect forever. */
+  exitAfterDisconnect?: string;
 }
 
 /** The session as `startCliSession` / `updateCliSession` answer it. */
@@ -40,11 +42,19 @@ export interface SessionChange {
 export async function listen(portArg: string, sourceSlug: string | undefined, opts: ListenOptions, store = new ConfigStore()): Promise<void> {
   const target = { port: parsePort(portArg), path: parseForwardPath(opts.path ?? '/') };
   const delayMs = opts.delay === undefined ? undefined : parseDelayMs(opts.delay);
+  const exitAfterDisconnectMs = opts.exitAfterDisconnect === undefined ? undefined : parseSeconds(opts.exitAfterDisconnect, '--exit-after-disconnect') * 1000;
   const client = new ApiClient(resolveApiUrl(opts.apiUrl, store.read()), store);
   const screen = new ListenScreen(opts.output ?? 'pretty');
-  const listener = new Listener(client, screen, target, opts.project);
+  const listener = new Listener(client, screen, target, opts.project, exitAfterDisconnectMs);
   await listener.start({ sourceSlugs: sourceSlug ? [sourceSlug] : undefined, transformName: opts.transform, templateName: opts.template, delayMs });
   await listener.finished;
+}
+
+/** A whole number of seconds, 1 to 86400 (a day). */
+export function parseSeconds(value: string, option: string): number {
+  const seconds = /^\d+$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > 86_400) throw new CliError(`invalid ${option} "${value}": give whole seconds from 1 to 86400`, EXIT.usage);
+  return seconds;
 }
 
 /** One running `listen`: the session, the tunnel, the keys, and what was forwarded last. */
@@ -63,6 +73,7 @@ export class Listener {
     private readonly screen: ListenScreen,
     private readonly target: { port: number; path: string },
     private readonly projectId?: string,
+    private readonly exitAfterDisconnectMs?: number,
   ) {}
 
   async start(input: SessionChange): Promise<void> {
@@ -77,6 +88,7 @@ export class Listener {
       onReady: () => this.ready(),
       onNotice: (message, level) => this.screen.notice(message, level),
       onFatal: (err) => void this.stop().then(() => this.done.reject(err)),
+      exitAfterDisconnectMs: this.exitAfterDisconnectMs,
     });
     this.tunnel.open();
     this.keys = ListenKeys.attach(this);

@@ -131,7 +131,8 @@ describe('the tunnel', () => {
       await until(() => t.seen.includes('e1'), 'first forward');
       for (const socket of sockets()) socket.terminate();
       await until(() => t.notices.some((n) => n.startsWith('connection lost (1006')), 'the drop said');
-      await until(() => t.notices.includes('reconnected') && subscriptions === 2, 'reconnected');
+      await until(() => t.notices.some((n) => /^reconnected after \d+ s$/.test(n)) && subscriptions === 2, 'reconnected');
+      expect(t.notices).toContain('reconnecting (attempt 1)…');
       send('e2');
       await until(() => t.seen.includes('e2'), 'forward after the drop');
       expect(t.ready()).toBe(1);
@@ -164,6 +165,23 @@ describe('the tunnel', () => {
       for (const socket of sockets()) socket.close(4401, 'session_revoked');
       await until(() => t.fatal() !== undefined, 'a fatal error');
       expect(t.fatal()!.message).toMatch(/^refresh failed \(session expired, login again\)/);
+    } finally {
+      await t.tunnel.close();
+    }
+  });
+
+  it('reconnects after a 1012 "service restart" but stops on a 4403 (access lost), without retrying', async () => {
+    const t = open(refreshing());
+    try {
+      await until(() => subscriptions === 1, 'subscribed');
+      for (const socket of sockets()) socket.close(1012, 'service restart');
+      await until(() => t.notices.includes('connection lost (1012 service restart): reconnecting…') && subscriptions === 2, 'reconnected after 1012');
+      for (const socket of sockets()) socket.close(4403, 'forbidden: You no longer have access to this project');
+      await until(() => t.fatal() !== undefined, 'a fatal error');
+      expect(t.fatal()!.message).toBe('access refused by the API: forbidden: You no longer have access to this project');
+      await new Promise((r) => setTimeout(r, 1_500));
+      expect(subscriptions).toBe(2);
+      expect(t.notices.filter((n) => n.startsWith('connection lost'))).toHaveLength(1);
     } finally {
       await t.tunnel.close();
     }

@@ -1,10 +1,9 @@
 import type { Client } from 'graphql-ws';
-import { type ApiClient, ApiError, REFRESH_MARGIN_MS } from './api-client';
-import { CliError } from './cli-errors';
+import { type ApiClient, ApiError, REFRESH_MARGIN_MS, WS_FORBIDDEN, WS_UNAUTHORIZED as UNAUTHORIZED, isCloseEvent } from './api-client';
+import { CliError, EXIT } from './cli-errors';
 import type { CliForward } from './local-forwarder';
 
-/** graphql-ws close codes the tunnel treats specially. */
-const UNAUTHORIZED = 4401;
+/** graphql-ws's code when connectionParams threw (here: the refresh was refused). */
 const INTERNAL_CLIENT_ERROR = 4005;
 
 export interface TunnelHandlers {
@@ -14,12 +13,11 @@ export interface TunnelHandlers {
   /** The first connection is up. */
   onReady(): void;
   onNotice(message: string, level: 'info' | 'warn'): void;
-  /** The tunnel cannot go on (refresh refused, access lost, subscription refused). */
+  /** The tunnel cannot go on (refresh refused, access lost, subscription refused, disconnected too long). */
   onFatal(err: Error): void;
+  /** `--exit-after-disconnect`: give up after this long without a connection (default: never). */
+  exitAfterDisconnectMs?: number;
 }
-
-const isCloseEvent = (value: unknown): value is { code: number; reason: string } =>
-  typeof value === 'object' && value !== null && 'code' in value && 'reason' in value;
 
 /** One graphql-ws connection carrying the subscription; `retired` once a newer one replaced it. */
 interface Connection {
@@ -27,10 +25,21 @@ interface Connection {
   retired: boolean;
 }
 
+/** graphql-ws's dispose() rejects with the socket's error when a connection attempt is under way (the API is down): nothing to do then. */
+const disposeQuietly = async (ws: Client): Promise<void> => {
+  try {
+    await ws.dispose();
+  } catch {
+    // the attempt failed: there is no socket to close
+  }
+};
+
 /**
- * The `cliForwards` subscription, kept open. A drop (API restart, network)
- * is retried by graphql-ws with backoff and said on screen ("connection
- * lost", then "reconnected"). The API closes a socket when the access token
+ * The `cliForwards` subscription, kept open. A drop (API restart: 1012, a
+ * crash, network, a ping without pong) is retried forever by graphql-ws with
+ * backoff and said on screen ("connection lost", "reconnecting (attempt n)",
+ * "reconnected after 42 s"); only a refused credential (4401, after one
+ * refresh) or lost access (4403) ends it, or `--exit-after-disconnect`. The API closes a socket when the access token
  * it was opened with expires, so shortly before that the tunnel opens a
  * second connection with a refreshed token and retires the first once the
  * second is up (no gap in which events would find no CLI); a 4401 anyway
@@ -40,6 +49,9 @@ export class Tunnel {
   private current?: Connection;
   private connectedOnce = false;
   private dropped = false;
+  /** When the connection was lost (for "reconnected after 42 s" and --exit-after-disconnect). */
+  private droppedAt = 0;
+  private giveUp?: NodeJS.Timeout;
   private closing = false;
   private lastAuthReconnect = 0;
   private rotation?: NodeJS.Timeout;
@@ -64,13 +76,19 @@ export class Tunnel {
           this.handlers.onReady();
         } else if (this.dropped) {
           this.dropped = false;
-          this.handlers.onNotice('reconnected', 'info');
+          clearTimeout(this.giveUp);
+          this.handlers.onNotice(`reconnected after ${Math.round((Date.now() - this.droppedAt) / 1000)} s`, 'info');
         }
       },
       closed: (event) => {
-        if (conn.retired || this.closing || !this.connectedOnce || this.dropped || event.code === UNAUTHORIZED || event.code === INTERNAL_CLIENT_ERROR) return;
+        if (conn.retired || this.closing || !this.connectedOnce || this.dropped || [UNAUTHORIZED, WS_FORBIDDEN, INTERNAL_CLIENT_ERROR].includes(event.code)) return;
         this.dropped = true;
+        this.droppedAt = Date.now();
         this.handlers.onNotice(`connection lost (${event.code}${event.reason ? ` ${event.reason}` : ''}): reconnecting…`, 'warn');
+        this.scheduleGiveUp(conn);
+      },
+      retrying: (attempt) => {
+        if (!conn.retired && !this.closing && this.dropped) this.handlers.onNotice(`reconnecting (attempt ${attempt})…`, 'info');
       },
     });
     this.current = conn;
@@ -97,9 +115,19 @@ export class Tunnel {
     this.rotation.unref();
   }
 
+  private scheduleGiveUp(conn: Connection): void {
+    const limit = this.handlers.exitAfterDisconnectMs;
+    if (limit === undefined) return;
+    clearTimeout(this.giveUp);
+    this.giveUp = setTimeout(
+      () => this.fail(conn, new CliError(`no connection to the API for ${limit / 1000} s (--exit-after-disconnect): giving up`, EXIT.unreachable)),
+      limit,
+    );
+  }
+
   private retire(conn: Connection): void {
     conn.retired = true;
-    void conn.ws.dispose();
+    void disposeQuietly(conn.ws);
   }
 
   private async onError(conn: Connection, err: unknown): Promise<void> {
@@ -115,6 +143,7 @@ export class Tunnel {
       return this.open();
     }
     if (isCloseEvent(err) && err.code === INTERNAL_CLIENT_ERROR && this.client.lastConnectionError) return this.fail(conn, this.client.lastConnectionError);
+    if (isCloseEvent(err) && err.code === WS_FORBIDDEN) return this.fail(conn, new CliError(`access refused by the API: ${err.reason || 'forbidden'}`));
     if (isCloseEvent(err)) return this.fail(conn, new CliError(`the API closed the tunnel: ${err.reason || `code ${err.code}`}`));
     if (Array.isArray(err)) return this.fail(conn, new CliError(`the API refused the tunnel: ${(err[0] as { message?: string })?.message ?? 'unknown error'}`));
     this.fail(conn, err instanceof Error ? err : new CliError(String(err)));
@@ -155,6 +184,7 @@ export class Tunnel {
   async close(): Promise<void> {
     this.closing = true;
     clearTimeout(this.rotation);
-    await this.current?.ws.dispose();
+    clearTimeout(this.giveUp);
+    if (this.current) await disposeQuietly(this.current.ws);
   }
 }

@@ -62,6 +62,9 @@ const schema = z.object({
   RELAY_AUTH_IP_WINDOW_SECONDS: int(1, 3600).default(60),
 
   RELAY_MAX_BODY_BYTES: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
+  /** A client must send its complete request headers within this time, and the whole request within the next (src/http/server.ts); else 408 and the socket is closed. */
+  RELAY_HTTP_HEADERS_TIMEOUT_MS: int(100, 600_000).default(60_000),
+  RELAY_HTTP_REQUEST_TIMEOUT_MS: int(1000, 3_600_000).default(300_000),
   RELAY_DELIVERY_TIMEOUT_MS: int(100, 300_000).default(30_000),
   RELAY_ALLOW_PRIVATE_NETWORKS: bool.default(false),
   /** Chat platform API bases for bot-token sends (RULINGS.md §28); webhook-URL sends need none. */

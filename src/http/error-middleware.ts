@@ -31,13 +31,20 @@ function emptyAnswerError(ctx: Context): AppError {
   return new AppError(ctx.status, 'request_error', ctx.message);
 }
 
+/** How long a socket answered here may take to read its answer before it is destroyed. */
+const CLIENT_ERROR_LINGER_MS = 500;
+
 /**
  * Errors Node's HTTP parser raises before Koa sees a request (oversized
- * headers, malformed request lines) answered with the §14 body on the raw
- * socket, instead of Node's bodiless default.
+ * headers, malformed request lines) and requests past the headers or request
+ * timeout: answered with the §14 body on the raw socket, instead of Node's
+ * bodiless default, then the socket is destroyed. Only half-closing it would
+ * leave it to the client, and a slow-header client (slowloris) that never
+ * closes its side would hold it in FIN-WAIT-2 for ever.
  */
 export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
-  if (err.code === 'ECONNRESET' || !socket.writable) {
+  // A response already went out on this connection (e.g. a 413 whose refused body never ends): nothing more to say.
+  if (err.code === 'ECONNRESET' || !socket.writable || (socket as Duplex & { bytesWritten?: number }).bytesWritten) {
     socket.destroy();
     return;
   }
@@ -51,6 +58,9 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
   socket.end(
     `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
+  // A short linger lets the answer reach the client before a reset could discard it.
+  const linger = setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS).unref();
+  socket.once('close', () => clearTimeout(linger));
 }
 
 export function toAppError(err: unknown): AppError {

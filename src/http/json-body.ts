@@ -16,32 +16,43 @@ export function assertJsonContentType(contentType: string | undefined): void {
 /**
  * The body exactly as sent (signatures are checked against these bytes),
  * refused with 413 as soon as it passes `limit`: up front from
- * Content-Length, else while streaming.
+ * Content-Length, else while streaming (chunked).
+ *
+ * A refused body is discarded, never left half-read or destroyed: the rest
+ * still arrives on the connection, and Node can only parse the next request
+ * of a keep-alive connection after it (a destroyed request stream left the
+ * connection answering nothing). A body that never ends is cut by the request
+ * timeout (src/http/server.ts), which closes the socket.
  */
-export async function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
     req.resume();
-    throw new PayloadTooLargeError(limit);
+    return Promise.reject(new PayloadTooLargeError(limit));
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of req) {
-      size += (chunk as Buffer).length;
-      if (size > limit) {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (err?: Error) => {
+      req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+      if (err) reject(err);
+      else resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) chunks.push(chunk);
+      else {
+        settle(new PayloadTooLargeError(limit));
         req.resume();
-        throw new PayloadTooLargeError(limit);
       }
-      chunks.push(chunk as Buffer);
-    }
-  } catch (err) {
+    };
+    const onEnd = () => settle();
     // A sender that hangs up mid-body is the client's doing, not a server error.
-    // (Leaving the loop early destroys the stream too, so our own 413 is passed on first.)
-    if (!(err instanceof PayloadTooLargeError) && ((err as NodeJS.ErrnoException).code === 'ECONNRESET' || req.destroyed)) throw new ClientAbortedError();
-    throw err;
-  }
-  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+    const onClose = () => settle(new ClientAbortedError());
+    const onError = (err: NodeJS.ErrnoException) => settle(err.code === 'ECONNRESET' || req.destroyed ? new ClientAbortedError() : err);
+    req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+    if (req.readableEnded) settle();
+  });
 }
 
 /**

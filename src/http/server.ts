@@ -18,14 +18,31 @@ import { answerClientError } from './error-middleware';
 export interface ApiServer {
   url: string;
   port: number;
+  /**
+   * Graceful shutdown, first step: every graphql-ws socket is closed with 1012
+   * "service restart" (clients reconnect, to this process once it is back or to
+   * another one) and sockets opened from now on get the same answer.
+   */
+  closeSockets(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** RFC 6455 §7.4 (IANA registry): the service is restarting; the client reconnects. */
+export const WS_SERVICE_RESTART = 1012;
+const SOCKET_CLOSE_WAIT_MS = 1_000;
 
 /** Koa + Apollo on one http.Server, with graphql-ws subscriptions on the same port at `/graphql`. */
 export async function startApiServer(container: AppContainer, port = container.config.PORT, host = container.config.HOST): Promise<ApiServer> {
   const schema = await buildRelaySchema();
   const limits = queryLimitsFrom(container.config);
-  const httpServer = http.createServer();
+  const { RELAY_HTTP_HEADERS_TIMEOUT_MS, RELAY_HTTP_REQUEST_TIMEOUT_MS } = container.config;
+  const httpServer = http.createServer({
+    requestTimeout: RELAY_HTTP_REQUEST_TIMEOUT_MS,
+    // Node refuses a headers timeout longer than the request timeout.
+    headersTimeout: Math.min(RELAY_HTTP_HEADERS_TIMEOUT_MS, RELAY_HTTP_REQUEST_TIMEOUT_MS),
+    // How often Node looks for requests past those timeouts (its default, 30 s, would stretch a short timeout).
+    connectionsCheckingInterval: Math.min(30_000, Math.ceil(RELAY_HTTP_HEADERS_TIMEOUT_MS / 2)),
+  });
   const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql' });
   const wsCleanup = useServer(
     {
@@ -60,9 +77,23 @@ export async function startApiServer(container: AppContainer, port = container.c
     httpServer.listen(port, host, () => resolve());
   });
   const actualPort = (httpServer.address() as AddressInfo).port;
+  let restarting = false;
+  wsServer.on('connection', (socket) => restarting && socket.close(WS_SERVICE_RESTART, 'service restart'));
   return {
     port: actualPort,
     url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${actualPort}`,
+    closeSockets: async () => {
+      restarting = true;
+      const closed = [...wsServer.clients].map(
+        (socket) =>
+          new Promise<void>((resolve) => {
+            socket.once('close', () => resolve());
+            socket.close(WS_SERVICE_RESTART, 'service restart');
+          }),
+      );
+      // A client that does not answer the close frame is not waited for long (the drain below ends it).
+      await Promise.race([Promise.all(closed), new Promise((r) => setTimeout(r, SOCKET_CLOSE_WAIT_MS).unref())]);
+    },
     close: async () => {
       await apollo.stop();
       await new Promise<void>((resolve) => httpServer.close(() => resolve()));

@@ -6,13 +6,16 @@ import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { Client } from 'pg';
 import type { Logger } from '../common/logger';
+import { packageRoot } from '../http/dashboard';
 import { ensureSearchAttributes } from '../temporal/ensure-search-attributes';
 import { SEARCH_ATTRIBUTE_NAMES } from '../temporal/search-attributes';
 import type { RunningService } from './postgres';
-import { onPath, stopChild, waitForPort } from './temporal';
+import { stopChild } from './child-process';
+import { waitForPort } from './temporal';
+import { onPath } from './temporal-cli';
 
 /** The config template and dynamic config, shared with docker-compose.yml. */
-const DEPLOY_DIR = path.resolve(__dirname, '..', '..', 'deploy', 'temporal');
+const DEPLOY_DIR = path.join(packageRoot(), 'deploy', 'temporal');
 
 const INSTALL_HINT =
   'Build it with `npm run temporal:server:install` (go install from the Go module proxy into `$(go env GOPATH)/bin`), ' +

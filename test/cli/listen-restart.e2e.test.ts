@@ -1,0 +1,127 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client } from 'pg';
+import { PASSWORD, uniqueEmail } from '../support/accounts';
+import { rest } from '../support/api';
+import { freePort } from '../support/free-port';
+import { hubSignature, postHook } from '../support/ingress-helpers';
+import { type ServiceProcess, startServiceProcess } from '../support/service-process';
+import { createTestDatabase, type TestDatabase, uniqueTaskQueue } from '../support/test-env';
+import { runCli, tempConfigHome } from './cli-process';
+import { hasTmux, Terminal } from './tmux';
+
+/**
+ * Issue 17 item 4: `relay listen` survives the API's restarts. The service is
+ * `relay start` on a fixed port and database; it is stopped gracefully
+ * (SIGINT: the API closes its sockets with 1012 "service restart" first) and
+ * killed with SIGKILL, and started again each time, under a `listen` running
+ * in a real terminal, which reconnects and forwards the next event.
+ */
+(hasTmux ? describe : describe.skip)('relay listen across API restarts', () => {
+  let db: TestDatabase;
+  let service: ServiceProcess;
+  let port: number;
+  const taskQueue = uniqueTaskQueue('restart');
+  let pg: Client;
+  let receiver: http.Server;
+  let receiverPort: number;
+  const received: string[] = [];
+  const config = tempConfigHome();
+  const term = new Terminal();
+  let source: { slug: string; secret: string };
+
+  const startService = async () => {
+    service = await startServiceProcess({ databaseUrl: db.url, port, taskQueue });
+  };
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    port = await freePort();
+    await startService();
+    pg = new Client({ connectionString: db.url });
+    await pg.connect();
+    receiver = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        received.push(body);
+        res.writeHead(200).end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, resolve));
+    receiverPort = (receiver.address() as AddressInfo).port;
+    const email = uniqueEmail('restart');
+    const token = (await rest(service.baseUrl, 'POST', '/v1/auth/signup', { body: { email, password: PASSWORD } })).body.access_token;
+    const endpoint = await rest(service.baseUrl, 'POST', '/v1/endpoints', { token, body: { name: 'Shop', slug: `shop-${Date.now()}` } });
+    source = { slug: endpoint.body.slug, secret: endpoint.body.signing_secret };
+    expect(await runCli(['login', '--api-url', service.baseUrl], { XDG_CONFIG_HOME: config.home, RELAY_EMAIL: email, RELAY_PASSWORD: PASSWORD }).exited).toBe(0);
+  }, 120_000);
+
+  afterAll(async () => {
+    term.close();
+    await new Promise((resolve) => receiver?.close(resolve));
+    await pg?.end();
+    await service?.stop();
+    await db?.drop();
+    config.cleanup();
+  });
+
+  const ingest = async (body: string) => {
+    const res = await postHook(service.baseUrl, source.slug, body, hubSignature(source.secret, body));
+    expect(res.status).toBe(202);
+    return res.body.event_id!;
+  };
+
+  /** A fresh presence row: the CLI's subscription is open on the running API. */
+  const waitConnected = async (since: Date) => {
+    for (let i = 0; i < 300; i++) {
+      const { rows } = await pg.query('select count(*)::int as n from cli_sessions where connected_at > $1', [since]);
+      if (rows[0].n > 0) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error('the CLI never connected');
+  };
+
+  it('reconnects after a graceful stop (1012) and after kill -9, forever, and forwards the next event; --exit-after-disconnect gives up', async () => {
+    let since = new Date();
+    term.run('listen', ['listen', String(receiverPort), source.slug], { XDG_CONFIG_HOME: config.home });
+    await term.waitFor('listen', /Ready! Forwarding/);
+    await waitConnected(since);
+    const first = await ingest('{"n":1}');
+    await term.waitFor('listen', new RegExp(`200\\s+\\d+ ms\\s+${first}`));
+
+    // Graceful: SIGINT to `relay start`. The API closes the socket with "service restart" before it stops.
+    expect(await service.stop()).toBe(0);
+    await term.waitFor('listen', /connection lost \(1012 service restart\): reconnecting…/);
+    await term.waitFor('listen', /reconnecting \(attempt 2\)…/);
+    since = new Date();
+    await startService();
+    await term.waitFor('listen', /reconnected after \d+ s/);
+    await waitConnected(since);
+    const second = await ingest('{"n":2}');
+    await term.waitFor('listen', new RegExp(`200\\s+\\d+ ms\\s+${second}`));
+    expect(term.screen('listen')).not.toMatch(/EXIT=|ended the tunnel/);
+
+    // A second CLI that gives up after 2 s without the API.
+    const giveUp = runCli(['listen', String(receiverPort), source.slug, '--exit-after-disconnect', '2'], { XDG_CONFIG_HOME: config.home });
+    await giveUp.waitFor(/Ready! Forwarding/);
+
+    // Abrupt: SIGKILL (no close frame at all), then the same service again on the same database.
+    service.child.kill('SIGKILL');
+    await term.waitFor('listen', /connection lost \(1006[^)]*\): reconnecting…/);
+    const code = await giveUp.exited;
+    expect(giveUp.stderr()).toBe('relay: no connection to the API for 2 s (--exit-after-disconnect): giving up\n');
+    expect(code).toBe(4);
+    await term.waitFor('listen', /reconnecting \(attempt 3\)…/);
+    since = new Date();
+    await startService();
+    await term.waitFor('listen', /reconnected after \d+ s[\s\S]*reconnected after \d+ s/);
+    await waitConnected(since);
+    const third = await ingest('{"n":3}');
+    await term.waitFor('listen', new RegExp(`200\\s+\\d+ ms\\s+${third}`));
+    expect(received).toEqual(expect.arrayContaining(['{"n":1}', '{"n":2}', '{"n":3}']));
+
+    term.keys('listen', 'q');
+    await term.waitFor('listen', /EXIT=0/);
+  }, 180_000);
+});

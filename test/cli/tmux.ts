@@ -1,0 +1,58 @@
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { RELAY_BIN } from './cli-process';
+
+export const hasTmux = (() => {
+  try {
+    execFileSync('tmux', ['-V']);
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** One tmux server (its own socket) for a test file: `relay …` in a real terminal, read back with capture-pane. */
+export class Terminal {
+  private readonly socket = `relay-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+
+  private tmux(...args: string[]): string {
+    return execFileSync('tmux', ['-L', this.socket, ...args], { encoding: 'utf8' });
+  }
+
+  /** Runs `relay <args>` in the window `name` (160×40), then prints `EXIT=<code>` and stays, so the exit code can be read. */
+  run(name: string, args: string[], env: Record<string, string>): void {
+    const vars = Object.entries(env).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
+    const command = `cd ${JSON.stringify(path.dirname(path.dirname(RELAY_BIN)))} && env -u RELAY_API_URL -u NO_COLOR ${vars.join(' ')} node ${JSON.stringify(RELAY_BIN)} ${args.map((a) => JSON.stringify(a)).join(' ')}; echo "EXIT=$?"; sleep 600`;
+    this.tmux('new-session', '-d', '-s', name, '-x', '160', '-y', '40', command);
+  }
+
+  keys(name: string, ...keys: string[]): void {
+    this.tmux('send-keys', '-t', name, ...keys);
+  }
+
+  screen(name: string): string {
+    return this.tmux('capture-pane', '-p', '-J', '-t', name, '-S', '-500');
+  }
+
+  async waitFor(name: string, pattern: RegExp, timeoutMs = 30_000): Promise<RegExpMatchArray> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const match = this.screen(name).match(pattern);
+      if (match) return match;
+      if (Date.now() > deadline) throw new Error(`the screen never showed ${pattern}:\n${this.screen(name)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  kill(name: string): void {
+    this.tmux('kill-session', '-t', name);
+  }
+
+  close(): void {
+    try {
+      this.tmux('kill-server');
+    } catch {
+      // never started
+    }
+  }
+}
