@@ -40,7 +40,7 @@ const SUMMARY_FIELDS = ['id', 'endpointId', 'projectId', 'organizationId', 'even
 async function findEvents(ctx: ProjectContext, q: ListEventsQuery, withBody: boolean): Promise<Event[]> {
   const qb = ctx.em
     .createQueryBuilder(Event, 'e')
-    .select(withBody ? '*' : [...SUMMARY_FIELDS])
+    .select(withBody ? ['*', 'payloadText'] : [...SUMMARY_FIELDS])
     .where({
       projectId: ctx.project.id,
       ...cursorFilter(q),
@@ -74,14 +74,16 @@ export async function listEventsWithBody(ctx: ProjectContext, q: ListEventsQuery
   return toPage(await findEvents(ctx, q, true), q, toEventView);
 }
 
-export async function findEvent(ctx: ProjectContext, eventId: string): Promise<Event> {
-  const event = isUuid(eventId) ? await ctx.em.findOne(Event, { id: eventId, projectId: ctx.project.id }) : null;
+/** `exactPayload` also loads the payload's stored text (what the event's answers show). */
+export async function findEvent(ctx: ProjectContext, eventId: string, { exactPayload = false } = {}): Promise<Event> {
+  const populate = exactPayload ? (['payloadText'] as const) : [];
+  const event = isUuid(eventId) ? await ctx.em.findOne(Event, { id: eventId, projectId: ctx.project.id }, { populate }) : null;
   if (!event) throw new NotFoundError('Event', eventId);
   return event;
 }
 
 export async function getEvent(ctx: ProjectContext, eventId: string): Promise<EventView & EventOutcomeView> {
-  const event = await findEvent(ctx, eventId);
+  const event = await findEvent(ctx, eventId, { exactPayload: true });
   const [outcome] = await outcomesByEventIds(ctx.em, ctx.project.id, [event.id]);
   return { ...toEventView(event), ...outcome };
 }

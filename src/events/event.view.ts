@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RawJson } from '../common/raw-json';
 import { EVENT_STATUSES } from '../common/types';
 import type { Event } from './event.entity';
 import { eventOutcomeFields } from './event-outcome';
@@ -10,7 +11,7 @@ export const eventView = z.object({
   project_id: z.uuid(),
   organization_id: z.uuid(),
   event_type: z.string().describe('Empty when no rule yielded a type'),
-  payload: z.unknown().describe('The JSON request body as received'),
+  payload: z.unknown().describe('The JSON request body as received: the stored text as sent, numbers exact (no rounding to double precision)'),
   headers: z.record(z.string(), z.string()).describe('All request headers'),
   source_ip: z.string().nullable(),
   idempotency_key: z.string().nullable(),
@@ -46,6 +47,8 @@ export function toEventSummaryView(event: EventFields): EventSummaryView {
   };
 }
 
-export function toEventView(event: EventFields & Pick<Event, 'payload' | 'headers'>): EventView {
-  return { ...toEventSummaryView(event), payload: event.payload, headers: event.headers ?? {} };
+export function toEventView(event: EventFields & Pick<Event, 'payload' | 'payloadText' | 'headers'>): EventView {
+  // The exact stored text when it was loaded (REST and GraphQL write it as is: src/common/raw-json.ts).
+  const payload = event.payloadText != null ? new RawJson(event.payloadText) : event.payload;
+  return { ...toEventSummaryView(event), payload, headers: event.headers ?? {} };
 }
