@@ -4,19 +4,19 @@ import { bulkActionView, bulkPreviewInput, bulkPreviewView, bulkStartInput, forc
 
 export const bulkActionRoutes = [
   route({
-    method: 'post', path: '/v1/bulk-actions/preview', tag: 'bulk actions',
+    method: 'post', path: '/v1/bulk-actions/preview', tag: 'deliveries',
     summary: 'Count the deliveries a bulk retry (default: failed ones) or cancel (queued and retrying ones of a destination) would touch now',
     access: { scope: 'project', permission: 'write' }, body: bulkPreviewInput, response: bulkPreviewView,
     handler: (ctx, { body }) => previewBulkAction(ctx, body),
   }),
   route({
-    method: 'post', path: '/v1/bulk-actions', tag: 'bulk actions',
+    method: 'post', path: '/v1/bulk-actions', tag: 'deliveries',
     summary: 'Start a bulk retry or cancel (at most 10,000 deliveries); the same idempotency_key returns the action already started',
     access: { scope: 'project', permission: 'write' }, body: bulkStartInput, response: bulkActionView, status: 202,
     handler: (ctx, { body }) => startBulkAction(ctx, body),
   }),
   route({
-    method: 'get', path: '/v1/bulk-actions/:id', tag: 'bulk actions', summary: 'A bulk action and its progress',
+    method: 'get', path: '/v1/bulk-actions/:id', tag: 'deliveries', summary: 'A bulk action and its progress',
     access: { scope: 'project', permission: 'read' }, params: idParams, response: bulkActionView,
     handler: (ctx, { params }) => getBulkAction(ctx, params.id),
   }),
