@@ -20,6 +20,7 @@ import { type NeededPort, assertPortsFree } from '../launcher/ports';
 import { LaunchRecord } from '../launcher/leftovers';
 import { startTemporalDevServer } from '../launcher/temporal';
 import { ensureTemporalCli } from '../launcher/temporal-cli';
+import { temporalSettings } from '../temporal/client';
 import { ensureSearchAttributes } from '../temporal/ensure-search-attributes';
 import { bundleWorkflows } from '../worker/worker';
 
@@ -116,7 +117,7 @@ export async function start(): Promise<void> {
       temporalAddress = temporal.url;
       temporalUi = temporal.uiUrl;
     } else {
-      await ensureSearchAttributes(temporalAddress, base.TEMPORAL_NAMESPACE);
+      await ensureSearchAttributes(temporalSettings(base));
     }
 
     const cfg = config({ ...process.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress });
@@ -174,7 +175,7 @@ export async function runMigrations(): Promise<void> {
     await orm.close();
   }
   if (cfg.TEMPORAL_ADDRESS) {
-    const added = await ensureSearchAttributes(cfg.TEMPORAL_ADDRESS, cfg.TEMPORAL_NAMESPACE);
+    const added = await ensureSearchAttributes(temporalSettings(cfg));
     process.stdout.write(added.length ? `search attributes added: ${added.join(', ')}\n` : 'search attributes present\n');
   }
 }

