@@ -349,19 +349,21 @@ async function slotWaits(knex: Knex, eventIds: string[], slotWaitMs: number) {
 
 /** Ends a noise: no new deliveries, open ones canceled and their workflows terminated, held requests answered. */
 async function cleanUp(stack: Stack, tenant: Tenant, release: () => Promise<unknown>) {
-  const started = now();
+  const startedAt = now();
   await stack.knex.raw('update destinations set is_active = false where project_id = ?', [tenant.project]);
   await stack.knex.raw('update events set dispatched_at = now() where project_id = ? and dispatched_at is null', [tenant.project]);
   const { rows } = await stack.knex.raw(
     `update deliveries set status = 'canceled', next_retry_at = null, completed_at = now()
-      where project_id = ? and status in ('queued', 'retrying') returning id`,
+      where project_id = ? and status in ('queued', 'retrying') returning id, workflow_started_at is not null as started`,
     [tenant.project],
   );
+  // A delivery whose workflow never started has nothing to terminate (the dispatcher does not start a canceled one).
+  const started: Array<{ id: string }> = rows.filter((r: { started: boolean }) => r.started);
   let next = 0;
   await Promise.all(
     Array.from({ length: 32 }, async () => {
-      while (next < rows.length) {
-        const { id } = rows[next++];
+      while (next < started.length) {
+        const { id } = started[next++];
         await stack.temporal.workflow
           .getHandle(deliveryWorkflowId(id))
           .terminate('isolation bench: noise window over')
@@ -372,7 +374,7 @@ async function cleanUp(stack: Stack, tenant: Tenant, release: () => Promise<unkn
     }),
   );
   await release();
-  return { deliveries_canceled: rows.length, seconds: round((now() - started) / 1000) };
+  return { deliveries_canceled: rows.length, workflows_terminated: started.length, seconds: round((now() - startedAt) / 1000) };
 }
 
 type Window = Awaited<ReturnType<typeof runWindow>>;
