@@ -323,7 +323,13 @@ const NOISES: NoiseSpec[] = [
 ];
 
 /** Where each fast delivery's time went, from its rows; "waited" when the outbox or the path to its send took longer than `slotWaitMs`. */
-async function slotWaits(knex: Knex, eventIds: string[], slotWaitMs: number) {
+async function slotWaits(knex: Knex, eventIds: string[], delivered: string[], slotWaitMs: number) {
+  // An attempt row is written once its send is answered: give the delivered ones' rows a moment to land.
+  for (let i = 0; i < 100; i++) {
+    const { rows } = await knex.raw('select count(*)::int as n from delivery_attempts where attempt_number = 1 and event_id = any(?::uuid[])', [`{${delivered.join(',')}}`]);
+    if (rows[0].n >= delivered.length) break;
+    await sleep(100);
+  }
   const { rows } = await knex.raw(
     `select extract(epoch from d.created_at - e.created_at) * 1000 as outbox_ms,
             extract(epoch from d.workflow_started_at - d.created_at) * 1000 as start_ms,
@@ -420,7 +426,7 @@ async function runWindow(
   }
   const latencies = [...ingested].map(([id, at]) => (id in arrivals ? arrivals[id] - at : Infinity));
   const load = load1m();
-  const waits = await slotWaits(stack.knex, [...ingested.keys()], opts.slotWaitMs);
+  const waits = await slotWaits(stack.knex, [...ingested.keys()], [...ingested.keys()].filter((id) => id in arrivals), opts.slotWaitMs);
 
   let noiseFigures: Record<string, unknown> | null = null;
   if (noise) {
