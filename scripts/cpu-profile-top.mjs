@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+/* global process, console */
 // Top self-time costs of a V8 .cpuprofile (node --cpu-prof), by function and by package/file:
 //   node scripts/cpu-profile-top.mjs <file.cpuprofile> [--top 25] [--per N]   (--per: divide by N deliveries, ms each)
 import fs from 'node:fs';
