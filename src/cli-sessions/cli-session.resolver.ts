@@ -32,6 +32,8 @@ class CliSessionType implements CliSessionView {
   @Field(() => String, { nullable: true }) transformName!: string | null;
   @Field(() => String, { nullable: true }) templateName!: string | null;
   @Field(() => Int) delayMs!: number;
+  @Field({ description: 'Every forward carries the webhook signature headers made with this secret; created once per `cli` destination and kept across sessions (`relay listen --print-secret`).' })
+  signingSecret!: string;
 }
 
 @ObjectType('CliForward', { description: 'One event for the CLI to POST to its local port; answer with reportCliForward.' })

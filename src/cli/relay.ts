@@ -14,6 +14,8 @@ import { login, logout, whoami } from './login.command';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const server = async () => require('./server-commands') as typeof import('./server-commands');
 
+const collect = (value: string, previous: string[]) => [...previous, value];
+
 function program(): Command {
   const relay = new Command('relay')
     .description('Webhook relay: run the service, or receive its webhooks on your machine')
@@ -57,9 +59,14 @@ function program(): Command {
   relay
     .command('listen')
     .description('forward live events of the project to a local server (keys: r replay, p pause, c change, h help, q quit)')
-    .argument('<port>', 'local port, 1-65535')
+    .argument('[target]', 'local port (1-65535) or URL (http://localhost:4000/hooks)')
     .argument('[source_slug]', 'one source (default: every active source of the project)')
-    .option('--path <path>', 'POST to this path on localhost', '/')
+    .option('--path <path>', 'with a port: POST to this path on localhost (default /)')
+    .option('--route <type_or_source=path>', 'events of this type or source go to this path (repeatable)', collect, [])
+    .option('--header <name:value>', 'add this header to every forward (repeatable)', collect, [])
+    .option('--allow-external', 'allow a URL target on another machine')
+    .option('--insecure', 'accept a self-signed certificate from an https target')
+    .option('--print-secret', "print the session's signing secret and exit")
     .option('--project <project_id>', 'the project (default: your default project)')
     .addOption(apiUrl())
     .option('--transform <name>', 'apply this named transform to forwarded events')
@@ -67,7 +74,7 @@ function program(): Command {
     .option('--delay <ms>', 'wait this long before each forward (0-10000)')
     .addOption(new Option('--output <format>', 'json: one JSON object per line').choices(['json']))
     .option('--exit-after-disconnect <seconds>', 'exit (code 4) after this long without a connection to the API (default: reconnect forever)')
-    .action(async (port: string, slug: string | undefined, opts) => listen(port, slug, opts));
+    .action(async (target: string | undefined, slug: string | undefined, opts) => listen(target, slug, opts));
   return relay;
 }
 

@@ -1,0 +1,181 @@
+import { execFileSync } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import { PASSWORD, uniqueEmail } from '../support/accounts';
+import { rest } from '../support/api';
+import { freePort } from '../support/free-port';
+import { hubSignature, postHook } from '../support/ingress-helpers';
+import { type ServiceProcess, startServiceProcess } from '../support/service-process';
+import { createTestDatabase, type TestDatabase } from '../support/test-env';
+import { runCli, tempConfigHome } from './cli-process';
+import { hasTmux, Terminal } from './tmux';
+
+interface Received {
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+const record = (into: Received[]) => (req: http.IncomingMessage, res: http.ServerResponse) => {
+  let body = '';
+  req.on('data', (c: Buffer) => (body += c.toString()));
+  req.on('end', () => {
+    into.push({ url: req.url!, headers: req.headers, body });
+    res.writeHead(200).end('ok');
+  });
+};
+
+/**
+ * Issue 19 items 2 and 3 in a real terminal: signed forwards with a stable
+ * secret (`--print-secret`), URL targets, --allow-external, the "nothing is
+ * listening" check before Ready! and while running, --route, --header,
+ * X-Forwarded-Host and --insecure.
+ */
+(hasTmux ? describe : describe.skip)('relay listen options', () => {
+  let db: TestDatabase;
+  let service: ServiceProcess;
+  let pg: Client;
+  const config = tempConfigHome();
+  const term = new Terminal();
+  let source: { slug: string; secret: string };
+  const env = () => ({ XDG_CONFIG_HOME: config.home });
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    service = await startServiceProcess({ databaseUrl: db.url });
+    pg = new Client({ connectionString: db.url });
+    await pg.connect();
+    const email = uniqueEmail('options');
+    const token = (await rest(service.baseUrl, 'POST', '/v1/auth/signup', { body: { email, password: PASSWORD } })).body.access_token;
+    const endpoint = await rest(service.baseUrl, 'POST', '/v1/endpoints', { token, body: { name: 'Shop', slug: `shop-${Date.now()}` } });
+    source = { slug: endpoint.body.slug, secret: endpoint.body.signing_secret };
+    expect(await runCli(['login', '--api-url', service.baseUrl], { ...env(), RELAY_EMAIL: email, RELAY_PASSWORD: PASSWORD }).exited).toBe(0);
+  }, 120_000);
+
+  afterAll(async () => {
+    term.close();
+    await pg?.end();
+    await service?.stop();
+    await db?.drop();
+    config.cleanup();
+  });
+
+  const ingest = async (body: string, eventType: string) => {
+    const res = await postHook(service.baseUrl, source.slug, body, { ...hubSignature(source.secret, body), 'X-Event-Type': eventType });
+    expect(res.status).toBe(202);
+    return res.body.event_id!;
+  };
+
+  const waitConnected = async (since: Date) => {
+    for (let i = 0; i < 300; i++) {
+      const { rows } = await pg.query('select count(*)::int as n from cli_sessions where connected_at > $1', [since]);
+      if (rows[0].n > 0) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error('the CLI never connected');
+  };
+
+  const printSecret = async () => {
+    const run = runCli(['listen', '--print-secret', source.slug], env());
+    expect(await run.exited).toBe(0);
+    return run.stdout().trim();
+  };
+
+  it('signs every forward with a secret made once per session and kept across runs (--print-secret)', async () => {
+    const secret = await printSecret();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(await printSecret()).toBe(secret);
+
+    const received: Received[] = [];
+    const receiver = http.createServer(record(received));
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const port = (receiver.address() as AddressInfo).port;
+    try {
+      const since = new Date();
+      term.run('signed', ['listen', String(port), source.slug], env());
+      await term.waitFor('signed', /Ready! Forwarding/);
+      await waitConnected(since);
+      const body = '{"signed":  true}';
+      const id = await ingest(body, 'order.paid');
+      await term.waitFor('signed', new RegExp(`200\\s+\\d+ ms\\s+${id}`));
+      const got = received.find((r) => r.body === body)!;
+      const name = (suffix: string) => Object.keys(got.headers).find((h) => h.endsWith(suffix) && h !== 'x-hub-signature-256')!;
+      const timestamp = got.headers[name('-timestamp')] as string;
+      // The same scheme as a webhook delivery: sha256=HMAC(secret, "<timestamp>.<exact body>").
+      expect(got.headers[name('-signature')]).toBe(`sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`);
+      term.keys('signed', 'q');
+      await term.waitFor('signed', /EXIT=0/);
+      expect(await printSecret()).toBe(secret);
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+    }
+  });
+
+  it('forwards to a URL with routes and headers, warns when nothing listens there (before Ready! and while running), and refuses other machines without --allow-external', async () => {
+    const refused = runCli(['listen', 'http://host.docker.internal:3000/hooks', source.slug], env());
+    expect(await refused.exited).toBe(2);
+    expect(refused.stderr()).toBe('relay: "host.docker.internal" is not this machine: add --allow-external to forward events to http://host.docker.internal:3000\n');
+
+    const port = await freePort();
+    const received: Received[] = [];
+    const receiver = http.createServer(record(received));
+    const since = new Date();
+    term.run('url', ['listen', `http://127.0.0.1:${port}/base`, source.slug, '--route', 'push=/github', '--header', 'X-Env: local', '--header', 'Authorization: Bearer dev'], env());
+    // Nothing listens yet: the warning comes before Ready!.
+    await term.waitFor('url', new RegExp(`nothing is listening on http://127.0.0.1:${port}: start your server, or use a URL\\n.*Ready! Forwarding ${source.slug} → POST http://127.0.0.1:${port}/base`));
+    await term.waitFor('url', new RegExp(`route push → POST http://127.0.0.1:${port}/github`));
+    await waitConnected(since);
+    await new Promise<void>((resolve) => receiver.listen(port, '127.0.0.1', resolve));
+    await term.waitFor('url', new RegExp(`http://127.0.0.1:${port} is listening again`), 15_000);
+
+    const push = await ingest('{"kind":"push"}', 'push');
+    const other = await ingest('{"kind":"other"}', 'issue');
+    await term.waitFor('url', new RegExp(`push\\s+${source.slug}\\s+POST /github\\s+→\\s+200\\s+\\d+ ms\\s+${push}`));
+    await term.waitFor('url', new RegExp(`issue\\s+${source.slug}\\s+POST /base\\s+→\\s+200\\s+\\d+ ms\\s+${other}`));
+    const ingressHost = new URL(service.baseUrl).host;
+    expect(received.find((r) => r.body === '{"kind":"push"}')).toMatchObject({ url: '/github', headers: { 'x-env': 'local', authorization: 'Bearer dev' } });
+    const otherGot = received.find((r) => r.body === '{"kind":"other"}')!;
+    expect(otherGot.url).toBe('/base');
+    expect(otherGot.headers['x-forwarded-host']).toMatch(/^(localhost|127\.0\.0\.1):\d+$/);
+    expect((otherGot.headers['x-forwarded-host'] as string).split(':')[1]).toBe(ingressHost.split(':')[1]);
+
+    // The server goes away while listen runs.
+    await new Promise((resolve) => receiver.close(resolve));
+    receiver.closeAllConnections();
+    await term.waitFor('url', new RegExp(`Ready![\\s\\S]*nothing is listening on http://127.0.0.1:${port}`), 15_000);
+    term.keys('url', 'q');
+    await term.waitFor('url', /EXIT=0/);
+  });
+
+  it('--insecure accepts a self-signed https server (refused without it)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-tls-'));
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${dir}/key.pem`, '-out', `${dir}/cert.pem`, '-days', '1', '-subj', '/CN=localhost'], { stdio: 'ignore' });
+    const received: Received[] = [];
+    const server = https.createServer({ key: fs.readFileSync(`${dir}/key.pem`), cert: fs.readFileSync(`${dir}/cert.pem`) }, record(received));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `https://localhost:${(server.address() as AddressInfo).port}/tls`;
+    try {
+      for (const insecure of [false, true]) {
+        const since = new Date();
+        const name = insecure ? 'insecure' : 'secure';
+        term.run(name, ['listen', url, source.slug, ...(insecure ? ['--insecure'] : [])], env());
+        await term.waitFor(name, /Ready! Forwarding/);
+        await waitConnected(since);
+        const id = await ingest(`{"tls":${insecure}}`, 'tls');
+        await term.waitFor(name, insecure ? new RegExp(`POST /tls\\s+→\\s+200\\s+\\d+ ms\\s+${id}`) : new RegExp(`POST /tls\\s+→\\s+failed: .*(certificate|self.signed).*${id}`, 'i'));
+        term.keys(name, 'q');
+        await term.waitFor(name, /EXIT=0/);
+      }
+      expect(received.map((r) => r.body)).toEqual(['{"tls":true}']);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
