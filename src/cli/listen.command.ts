@@ -2,7 +2,7 @@ import os from 'node:os';
 import { closeHttpAgents } from '../sending/http-client';
 import { ApiClient, ApiError } from './api-client';
 import { CliError, EXIT, noSources } from './cli-errors';
-import { ConfigStore, resolveApiUrl } from './config-store';
+import { profileStore, resolveApiUrl } from './config-store';
 import { ListenKeys } from './listen-keys';
 import { KEY_HELP, ListenScreen, type OutputMode } from './listen-screen';
 import { isListening, type ListenTarget, nothingListening, parseHeader, parseRoute, parseTarget, type Route, routePath } from './listen-target';
@@ -28,6 +28,7 @@ export interface ListenOptions {
   header?: string[];
   /** Repeatable `--route <event type or source>=<path>`. */
   route?: string[];
+  profile?: string;
 }
 
 /** How events reach the local server. */
@@ -60,7 +61,7 @@ export interface SessionChange {
 }
 
 /** `relay listen <port|url> [source_slug]`: forwards the project's live events to a local server until `q` / Ctrl+C. */
-export async function listen(targetArg: string | undefined, sourceSlug: string | undefined, opts: ListenOptions, store = new ConfigStore()): Promise<void> {
+export async function listen(targetArg: string | undefined, sourceSlug: string | undefined, opts: ListenOptions, store = profileStore(opts)): Promise<void> {
   const client = new ApiClient(resolveApiUrl(opts.apiUrl, store.read()), store);
   if (opts.printSecret) {
     // `relay listen --print-secret [source_slug]`: the target does not matter (the secret belongs to the session).

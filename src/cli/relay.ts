@@ -45,6 +45,7 @@ function program(): Command {
     .action(async (name: string, args: string[]) => (await server()).bench(name, args));
 
   const apiUrl = () => new Option('--api-url <url>', 'the relay API (default: RELAY_API_URL, the one logged in to, or http://localhost:3000)');
+  const profile = () => new Option('--profile <name>', 'use this saved login (default: RELAY_PROFILE, else "default")');
   relay
     .command('login')
     .description('log in and keep the session in ~/.config/relay/config.json (0600)')
@@ -53,9 +54,11 @@ function program(): Command {
     .option('--password <password>', 'instead of the prompt (or RELAY_PASSWORD)')
     .option('--oauth <provider>', 'sign in with an OAuth provider in the browser (e.g. codehost_a)')
     .option('--no-browser', 'with --oauth: print the URL, do not open a browser')
+    .option('--api-key <svc_key>', 'log in with a project API key (CI, containers); or set RELAY_API_KEY and skip login')
+    .addOption(profile())
     .action(async (opts) => login(opts));
-  relay.command('logout').description('end the session and remove its tokens').action(async () => logout());
-  relay.command('whoami').description('who is logged in, and where').addOption(apiUrl()).action(async (opts) => whoami(opts));
+  relay.command('logout').description('end the session and remove its tokens').addOption(profile()).action(async (opts) => logout(opts));
+  relay.command('whoami').description('who is logged in, and where').addOption(apiUrl()).addOption(profile()).action(async (opts) => whoami(opts));
   relay
     .command('listen')
     .description('forward live events of the project to a local server (keys: r replay, p pause, c change, h help, q quit)')
@@ -67,6 +70,7 @@ function program(): Command {
     .option('--allow-external', 'allow a URL target on another machine')
     .option('--insecure', 'accept a self-signed certificate from an https target')
     .option('--print-secret', "print the session's signing secret and exit")
+    .addOption(profile())
     .option('--project <project_id>', 'the project (default: your default project)')
     .addOption(apiUrl())
     .option('--transform <name>', 'apply this named transform to forwarded events')

@@ -44,6 +44,7 @@ const record = (into: Received[]) => (req: http.IncomingMessage, res: http.Serve
   const config = tempConfigHome();
   const term = new Terminal();
   let source: { slug: string; secret: string };
+  let user: { email: string; token: string };
   const env = () => ({ XDG_CONFIG_HOME: config.home });
 
   beforeAll(async () => {
@@ -55,6 +56,7 @@ const record = (into: Received[]) => (req: http.IncomingMessage, res: http.Serve
     const token = (await rest(service.baseUrl, 'POST', '/v1/auth/signup', { body: { email, password: PASSWORD } })).body.access_token;
     const endpoint = await rest(service.baseUrl, 'POST', '/v1/endpoints', { token, body: { name: 'Shop', slug: `shop-${Date.now()}` } });
     source = { slug: endpoint.body.slug, secret: endpoint.body.signing_secret };
+    user = { email, token };
     expect(await runCli(['login', '--api-url', service.baseUrl], { ...env(), RELAY_EMAIL: email, RELAY_PASSWORD: PASSWORD }).exited).toBe(0);
   }, 120_000);
 
@@ -176,6 +178,47 @@ const record = (into: Received[]) => (req: http.IncomingMessage, res: http.Serve
     } finally {
       await new Promise((resolve) => server.close(resolve));
       fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('logs machines in with an API key (--api-key, RELAY_API_KEY) and keeps several logins apart (--profile)', async () => {
+    const created = await rest(service.baseUrl, 'POST', '/v1/api-keys', { token: user.token, body: { name: 'ci' } });
+    expect(created.status).toBe(201);
+    const key: string = created.body.key;
+    const label = `${key.slice(0, 8)}…`;
+
+    term.run('key-login', ['login', '--api-url', service.baseUrl, '--api-key', key, '--profile', 'ci'], env());
+    await term.waitFor('key-login', new RegExp(`logged in with API key ${label} at ${service.baseUrl} \\(profile ci\\)\\s+EXIT=0`));
+    const ci = runCli(['whoami', '--profile', 'ci'], env());
+    expect(await ci.exited).toBe(0);
+    expect(ci.stdout()).toBe(`API key ${label} at ${service.baseUrl} (profile ci): 1 source\n`);
+    // The default profile is still the user's session.
+    const main = runCli(['whoami'], env());
+    expect(await main.exited).toBe(0);
+    expect(main.stdout()).toBe(`${user.email} at ${service.baseUrl}\n`);
+    const wrong = runCli(['login', '--api-url', service.baseUrl, '--api-key', 'svc_not-a-key', '--profile', 'bad'], env());
+    expect(await wrong.exited).toBe(3);
+    expect(wrong.stderr()).toBe('relay: the API key svc_not-… was refused (revoked or invalid): create another in the dashboard\n');
+
+    // A container: no config file at all, only RELAY_API_KEY and RELAY_API_URL.
+    const empty = tempConfigHome();
+    const received: Received[] = [];
+    const receiver = http.createServer(record(received));
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const since = new Date();
+      term.run('key-listen', ['listen', String((receiver.address() as AddressInfo).port), source.slug], { XDG_CONFIG_HOME: empty.home, RELAY_API_KEY: key, RELAY_API_URL: service.baseUrl });
+      await term.waitFor('key-listen', new RegExp(`Ready![\\s\\S]*destination cli:api-key:[0-9a-f-]+@\\S+:${source.slug}`));
+      await waitConnected(since);
+      const id = await ingest('{"from":"ci"}', 'ci.run');
+      await term.waitFor('key-listen', new RegExp(`200\\s+\\d+ ms\\s+${id}`));
+      expect(received.map((r) => r.body)).toEqual(['{"from":"ci"}']);
+      term.keys('key-listen', 'q');
+      await term.waitFor('key-listen', /EXIT=0/);
+      expect(fs.existsSync(path.join(empty.home, 'relay'))).toBe(false);
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+      empty.cleanup();
     }
   });
 });
