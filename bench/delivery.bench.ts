@@ -243,7 +243,7 @@ async function measureEndToEnd(databaseUrl: string, address: string, opts: Opts,
     });
     const container = await createContainer(config, log);
     stops.push(() => container.close());
-    await ensureSearchAttributes(address, 'default');
+    await ensureSearchAttributes({ address, namespace: 'default' });
 
     // The relay's worker first; it idles while the ceiling is measured.
     const worker = await startRelayWorker(container);

@@ -8,6 +8,7 @@ import { Client } from 'pg';
 import { uuidv7 } from '../src/common/ids';
 import { SecretBox } from '../src/common/secret-box';
 import { createOrm, migrate } from '../src/db/orm';
+import { pgClientConfig } from '../src/db/pg-connection';
 import { startEmbeddedPostgres } from '../src/launcher/postgres';
 import { freePort } from '../test/support/free-port';
 
@@ -125,7 +126,7 @@ export async function main(args: string[]): Promise<void> {
     const box = new SecretBox([{ id: 'bench', key: Buffer.from(keys.split(':')[1], 'base64') }]);
     const secret = `whsec_${randomBytes(24).toString('hex')}`;
     const slug = `bench-${randomBytes(4).toString('hex')}`;
-    const db = new Client({ connectionString: databaseUrl });
+    const db = new Client(pgClientConfig(databaseUrl));
     await db.connect();
     stops.push(() => db.end());
     const [org, user, project, endpoint] = [uuidv7(), uuidv7(), uuidv7(), uuidv7()];

@@ -9,8 +9,10 @@ import { Client as PgClient } from 'pg';
 import { uuidv7 } from '../src/common/ids';
 import { SecretBox } from '../src/common/secret-box';
 import { createOrm, migrate } from '../src/db/orm';
+import { pgClientConfig } from '../src/db/pg-connection';
 import { startBenchPostgres } from './bench-database';
-import { findTemporalCli, startTemporalDevServer, stopChild, waitForPort } from '../src/launcher/temporal';
+import { stopChild } from '../src/launcher/child-process';
+import { findTemporalCli, startTemporalDevServer, waitForPort } from '../src/launcher/temporal';
 import { findTemporalServer, startTemporalServer } from '../src/launcher/temporal-server';
 import { freePort } from '../test/support/free-port';
 import { hmacHex } from '../test/support/ingress-helpers';
@@ -120,7 +122,7 @@ export async function main(args: string[]): Promise<void> {
       });
     const { port: receiverPort } = await ask<{ port: number }>();
 
-    const db = new PgClient({ connectionString: databaseUrl });
+    const db = new PgClient(pgClientConfig(databaseUrl));
     await db.connect();
     stops.push(() => db.end());
     const [org, user, project] = [uuidv7(), uuidv7(), uuidv7()];

@@ -35,7 +35,7 @@ export const ROUTES: RouteDef[] = [
   { path: '/templates/:id', component: TemplatePage },
   { path: '/transforms', component: TransformsPage, nav: { label: 'Transforms', order: 60 } },
   { path: '/transforms/:id', component: TransformPage },
-  { path: '/metrics', component: MetricsPage, nav: { label: 'Metrics', order: 70 } },
+  { path: '/project-metrics', component: MetricsPage, nav: { label: 'Metrics', order: 70 } },
   { path: '/members', component: MembersPage, nav: { label: 'Members', order: 80 } },
   { path: '/api-keys', component: ApiKeysPage, nav: { label: 'API keys', order: 90 } },
 ];

@@ -5,7 +5,7 @@ import { SecretBox } from '../common/secret-box';
 import type { Config } from '../config/config';
 import { createOrm } from '../db/orm';
 import { PgNotifications } from '../db/pg-notifications';
-import { createTemporalClient } from '../temporal/client';
+import { createTemporalClient, temporalSettings } from '../temporal/client';
 import { createLogger } from '../common/logger';
 import { startTracing, stopTracing } from '../telemetry/tracing';
 
@@ -36,7 +36,7 @@ export async function createContainer(config: Config, log: Logger = createLogger
   const orm = await createOrm(config.DATABASE_URL, { pool: { min: 0, max: config.DATABASE_POOL_MAX } });
   // Before the Temporal client: it gets the tracing interceptors when OTEL_EXPORTER_OTLP_ENDPOINT is set.
   const tracingStarted = startTracing(config);
-  const temporal = createTemporalClient(config);
+  const temporal = createTemporalClient(temporalSettings(config));
   const notifications = new PgNotifications(config.DATABASE_URL, log);
   const closers: Array<() => Promise<void> | void> = [
     () => orm.close(),

@@ -8,12 +8,17 @@ import { ensureRetentionSchedule } from '../retention/retention-schedule';
 import { trackDeliveryBacklog } from '../deliveries/delivery-backlog';
 import { startMetricsServer } from '../metrics/metrics-server';
 import { tracingClientInterceptors } from '../telemetry/tracing';
+import { checkTemporalConnection, temporalSettings } from '../temporal/client';
 
 /**
  * What an API process runs: the HTTP server and the background loops that
  * belong beside it. Returns a stop function (stops in reverse order).
  */
 export async function startApiProcess(container: AppContainer, port?: number): Promise<ApiServer> {
+  // A TLS or API-key setting the server refuses stops start-up here (one line naming the variable);
+  // an unreachable Temporal does not: ingress keeps answering while it is down.
+  const temporal = temporalSettings(container.config);
+  if (temporal.tls || temporal.apiKey) await checkTemporalConnection(container.temporal, temporal);
   trackDeliveryBacklog(() => container.orm.em.getConnection().getKnex());
   const api = await startApiServer(container, port);
   container.onClose(() => api.close());

@@ -1,10 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
-import { ConfigError } from '../config/config';
-import { PortInUseError } from '../launcher/ports';
-import { buildDashboard } from './build-dashboard';
+import { LauncherError } from '../launcher/launcher-error';
 import { CliError, EXIT } from './cli-errors';
-import { listen } from './listen.command';
-import { login, logout, whoami } from './login.command';
+import { relayVersion } from './version';
 
 /**
  * `relay`: the service's commands (start, api, worker, migrate, …) and the
@@ -13,12 +10,19 @@ import { login, logout, whoami } from './login.command';
  */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const server = async () => require('./server-commands') as typeof import('./server-commands');
+/* Every command's module loads only when it runs: `relay --help` and `--version` load commander alone (docs/cli.md). */
+/* eslint-disable @typescript-eslint/no-require-imports */
+const loginCommands = () => require('./login.command') as typeof import('./login.command');
+const listenCommand = () => require('./listen.command') as typeof import('./listen.command');
+const dashboardBuild = () => require('./build-dashboard') as typeof import('./build-dashboard');
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
 function program(): Command {
   const relay = new Command('relay')
     .description('Webhook relay: run the service, or receive its webhooks on your machine')
+    .version(relayVersion(), '-V, --version', 'the version of this relay')
     .showHelpAfterError('(relay --help for the commands)')
     .exitOverride();
 
@@ -35,7 +39,7 @@ function program(): Command {
     .command('build-dashboard')
     .description('build the web dashboard into dashboard/dist (RELAY_DASHBOARD_DIR)')
     .option('--if-missing', 'only when it is not built yet')
-    .action(async (opts: { ifMissing?: boolean }) => buildDashboard(opts.ifMissing === true));
+    .action(async (opts: { ifMissing?: boolean }) => dashboardBuild().buildDashboard(opts.ifMissing === true));
   relay
     .command('bench')
     .description('run a benchmark (ingress, delivery, render, sending, soak, scaling, listen)')
@@ -56,9 +60,9 @@ function program(): Command {
     .option('--no-browser', 'with --oauth: print the URL, do not open a browser')
     .option('--api-key <svc_key>', 'log in with a project API key (CI, containers); or set RELAY_API_KEY and skip login')
     .addOption(profile())
-    .action(async (opts) => login(opts));
-  relay.command('logout').description('end the session and remove its tokens').addOption(profile()).action(async (opts) => logout(opts));
-  relay.command('whoami').description('who is logged in, and where').addOption(apiUrl()).addOption(profile()).action(async (opts) => whoami(opts));
+    .action(async (opts) => loginCommands().login(opts));
+  relay.command('logout').description('end the session and remove its tokens').addOption(profile()).action(async (opts) => loginCommands().logout(opts));
+  relay.command('whoami').description('who is logged in, and where').addOption(apiUrl()).addOption(profile()).action(async (opts) => loginCommands().whoami(opts));
   relay
     .command('listen')
     .description('forward live events of the project to a local server (keys: r replay, p pause, c change, h help, q quit)')
@@ -78,7 +82,7 @@ function program(): Command {
     .option('--delay <ms>', 'wait this long before each forward (0-10000)')
     .addOption(new Option('--output <format>', 'json: one JSON object per line').choices(['json']))
     .option('--exit-after-disconnect <seconds>', 'exit (code 4) after this long without a connection to the API (default: reconnect forever)')
-    .action(async (target: string | undefined, slug: string | undefined, opts) => listen(target, slug, opts));
+    .action(async (target: string | undefined, slug: string | undefined, opts) => listenCommand().listen(target, slug, opts));
   return relay;
 }
 
@@ -89,12 +93,13 @@ function exitWith(err: unknown, command: string | undefined): never {
     process.stderr.write(`relay: ${err.message}\n`);
     process.exit(err.exitCode);
   }
-  if (err instanceof ConfigError) {
+  // By name: src/config loads zod, which `relay --help` should not wait for.
+  if (err instanceof Error && err.name === 'ConfigError') {
     process.stderr.write(`configuration error: ${(err as Error).message}\n`);
     process.exit(78);
   }
   const clientCommand = ['login', 'logout', 'whoami', 'listen'].includes(command ?? '');
-  if (err instanceof PortInUseError || (clientCommand && !process.env.RELAY_DEBUG)) {
+  if (err instanceof LauncherError || (clientCommand && !process.env.RELAY_DEBUG)) {
     process.stderr.write(`relay: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(1);
   }

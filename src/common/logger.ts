@@ -1,4 +1,5 @@
 import pino from 'pino';
+import { formatLogLine } from './log-format';
 
 export type Logger = pino.Logger;
 
@@ -49,6 +50,17 @@ function serializeError(err: unknown): unknown {
   return safe;
 }
 
-export function createLogger(level: string = process.env.LOG_LEVEL ?? 'info', name = 'relay', destination?: pino.DestinationStream): Logger {
+/**
+ * Readable lines when stdout is a terminal, JSON lines otherwise (a file, a pipe, a log collector);
+ * LOG_FORMAT=json or LOG_FORMAT=pretty chooses either way. Colour unless NO_COLOR is set.
+ */
+function defaultDestination(env: NodeJS.ProcessEnv = process.env): pino.DestinationStream | undefined {
+  const pretty = env.LOG_FORMAT ? env.LOG_FORMAT === 'pretty' : process.stdout.isTTY === true;
+  if (!pretty) return undefined;
+  const colour = process.stdout.isTTY === true && !env.NO_COLOR;
+  return { write: (line: string) => process.stdout.write(formatLogLine(line, { colour })) };
+}
+
+export function createLogger(level: string = process.env.LOG_LEVEL ?? 'info', name = 'relay', destination = defaultDestination()): Logger {
   return pino({ name, level, redact: { paths: REDACT, censor: '[redacted]' }, serializers: { err: serializeError } }, destination);
 }

@@ -1,5 +1,8 @@
 import { z } from 'zod';
+import { ConfigError } from './config-error';
+import { PgSslSettingError, pgSslOptions, withSslParams } from '../db/pg-connection';
 import { type OAuthProviders, parseOAuthProviders } from '../oauth/oauth-config';
+import { type TemporalTls, parseTemporalTls } from './temporal-tls';
 
 /**
  * Every environment variable the service reads, in one place. Each one is
@@ -23,11 +26,24 @@ const schema = z.object({
 
   DATABASE_URL: optionalUrl.optional(),
   DATABASE_POOL_MAX: int(1, 200).default(20),
+  /** Folded into DATABASE_URL as libpq's `sslmode` / `sslrootcert` (src/db/pg-connection.ts); unset: the URL's own. */
+  DATABASE_SSL_MODE: z.enum(['disable', 'require', 'verify-ca', 'verify-full']).optional(),
+  DATABASE_SSL_CA: z.string().min(1).optional(),
 
   TEMPORAL_ADDRESS: z.string().optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('relay-deliveries'),
   TEMPORAL_CLI_PATH: z.string().optional(),
+  /** TLS, mutual TLS and API key of the Temporal connection (src/config/temporal-tls.ts). */
+  TEMPORAL_TLS: bool.optional(),
+  TEMPORAL_TLS_SERVER_CA_CERT_PATH: z.string().optional(),
+  TEMPORAL_TLS_SERVER_CA_CERT_DATA: z.string().optional(),
+  TEMPORAL_TLS_CLIENT_CERT_PATH: z.string().optional(),
+  TEMPORAL_TLS_CLIENT_CERT_DATA: z.string().optional(),
+  TEMPORAL_TLS_CLIENT_KEY_PATH: z.string().optional(),
+  TEMPORAL_TLS_CLIENT_KEY_DATA: z.string().optional(),
+  TEMPORAL_TLS_SERVER_NAME: z.string().optional(),
+  TEMPORAL_API_KEY: z.string().optional(),
 
   RELAY_DATA_DIR: z.string().min(1).default('.relay'),
   RELAY_PG_PORT: int(1, 65535).default(54329),
@@ -86,6 +102,8 @@ export type Config = z.infer<typeof schema> & {
   encryptionKeys: EncryptionKey[];
   /** `OAUTH_<PROVIDER>_*` variables (src/oauth/oauth-config.ts). */
   oauthProviders: OAuthProviders;
+  /** The Temporal connection's TLS (undefined: plain TCP), files read and checked. */
+  temporalTls: TemporalTls | undefined;
 };
 
 export interface EncryptionKey {
@@ -93,12 +111,7 @@ export interface EncryptionKey {
   key: Buffer;
 }
 
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError };
 
 function parseEncryptionKeys(raw: string | undefined): EncryptionKey[] {
   if (!raw) return [];
@@ -123,6 +136,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`${String(issue.path[0])}: ${issue.message}`);
   }
   const values = parsed.data;
+  if (values.DATABASE_URL) values.DATABASE_URL = databaseUrlWithSsl(values.DATABASE_URL, values.DATABASE_SSL_MODE, values.DATABASE_SSL_CA);
+  let temporalTls: TemporalTls | undefined;
+  try {
+    temporalTls = parseTemporalTls(values);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
   const encryptionKeys = parseEncryptionKeys(values.RELAY_ENCRYPTION_KEYS);
   if (values.NODE_ENV === 'production') {
     if (encryptionKeys.length === 0) throw new ConfigError('RELAY_ENCRYPTION_KEYS: required in production');
@@ -137,5 +157,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   } catch (err) {
     throw new ConfigError((err as Error).message);
   }
-  return { ...values, publicBaseUrl, encryptionKeys, oauthProviders };
+  return { ...values, publicBaseUrl, encryptionKeys, oauthProviders, temporalTls };
+}
+
+/**
+ * DATABASE_SSL_MODE / DATABASE_SSL_CA override the URL's `sslmode` / `sslrootcert`;
+ * the result is checked now (mode, CA file readable and PEM), naming the variable at fault.
+ */
+function databaseUrlWithSsl(databaseUrl: string, mode: string | undefined, ca: string | undefined): string {
+  const url = withSslParams(databaseUrl, { sslmode: mode, sslrootcert: ca });
+  try {
+    pgSslOptions(url);
+  } catch (err) {
+    if (!(err instanceof PgSslSettingError)) throw err;
+    const variable =
+      err.param === 'sslmode' && mode ? 'DATABASE_SSL_MODE' : err.param === 'sslrootcert' && ca ? 'DATABASE_SSL_CA' : `DATABASE_URL (${err.param})`;
+    throw new ConfigError(`${variable}: ${err.message}`);
+  }
+  return url;
 }

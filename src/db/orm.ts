@@ -3,13 +3,17 @@ import path from 'node:path';
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { entities } from './entities';
+import { explainPgConnectError, pgSslOptions, withoutSslParams } from './pg-connection';
 
 /** Top-level `migrations/` (or `dist/migrations/` when compiled). */
 const migrationsDir = path.resolve(__dirname, '..', '..', 'migrations');
 
+/** `databaseUrl`'s TLS parameters (sslmode, sslrootcert, …: src/db/pg-connection.ts) become the driver's `ssl`. */
 export function ormOptions(databaseUrl: string, overrides: Partial<Options> = {}): Options {
+  const ssl = pgSslOptions(databaseUrl);
   return {
-    clientUrl: databaseUrl,
+    clientUrl: withoutSslParams(databaseUrl),
+    ...(ssl ? { driverOptions: { connection: { ssl } } } : {}),
     entities,
     extensions: [Migrator],
     forceUtcTimezone: true,
@@ -33,8 +37,13 @@ export function ormOptions(databaseUrl: string, overrides: Partial<Options> = {}
   };
 }
 
+/** Connects at once: a TLS setting the server refuses stops start-up with one line naming the variable. */
 export async function createOrm(databaseUrl: string, overrides: Partial<Options> = {}): Promise<MikroORM> {
-  return MikroORM.init(ormOptions(databaseUrl, overrides));
+  try {
+    return await MikroORM.init(ormOptions(databaseUrl, overrides));
+  } catch (err) {
+    throw explainPgConnectError(err, databaseUrl);
+  }
 }
 
 /** Applies pending migrations; returns the names applied. */

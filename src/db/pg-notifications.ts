@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import type { Logger } from '../common/logger';
+import { pgClientConfig } from './pg-connection';
 
 export interface NotificationListener {
   /** A channel of src/common/notify-channels.ts. */
@@ -76,7 +77,7 @@ export class PgNotifications {
   }
 
   private async connect(): Promise<void> {
-    const client = new Client({ connectionString: this.databaseUrl });
+    const client = new Client(pgClientConfig(this.databaseUrl));
     client.on('notification', (msg) => {
       for (const l of this.listeners) if (l.channel === msg.channel) l.onNotify(msg.payload ?? '');
     });

@@ -1,4 +1,5 @@
 import type { Knex } from '@mikro-orm/postgresql';
+import { RawJson } from '../common/raw-json';
 import type { SecretBox } from '../common/secret-box';
 import type { CliForwarder } from '../cli-sessions/cli-forwarder';
 import type { Config } from '../config/config';
@@ -72,7 +73,8 @@ export async function sendAttempt(ctx: AttemptContext, deps: PipelineDeps): Prom
     if (!destination.webhookUrlEnc) return notSent(formatted.body, 'the destination has no webhook_url', { permanent: true });
     return sendWebhook({
       url: deps.secrets.open(destination.webhookUrlEnc),
-      payload: formatted.body,
+      // Untransformed, the body goes out byte for byte as received (JSON.parse would round big numbers).
+      payload: transformed ? formatted.body : new RawJson(ctx.payloadText),
       headerPrefix: ctx.headerPrefix,
       eventId: ctx.eventId,
       endpointId: ctx.endpointId,

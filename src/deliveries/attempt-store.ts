@@ -1,6 +1,7 @@
 import type { Knex } from '@mikro-orm/postgresql';
 import { uuidv7 } from '../common/ids';
 import { NOTIFY } from '../common/notify-channels';
+import { stringifyJson } from '../common/raw-json';
 import type { AttemptStatus, DeliveryStatus, DestinationType, RetryPolicy, RoutingRule } from '../common/types';
 import type { SendResult } from '../sending/send-result';
 
@@ -32,6 +33,8 @@ export interface AttemptContext {
   headerPrefix: string;
   eventType: string;
   payload: unknown;
+  /** The payload's stored text, exactly as received (sent as is when no transform applies). */
+  payloadText: string;
   headers: Record<string, string>;
   receivedAt: Date;
   destination: {
@@ -61,7 +64,7 @@ export interface StoredAttempt {
 export async function loadAttemptContext(knex: Knex, deliveryId: string, attemptNumber: number): Promise<AttemptContext | null> {
   const { rows } = await knex.raw(
     `select d.id, d.status, d.event_id, d.destination_id, d.endpoint_id, d.project_id,
-            e.event_type, e.payload, e.headers, e.created_at as received_at,
+            e.event_type, e.payload, e.payload::text as payload_text, e.headers, e.created_at as received_at,
             ep.slug as endpoint_slug, p.header_prefix,
             t.type, t.webhook_url_enc, t.bot_token_enc, t.guild_id, t.channel_id, t.retry_policy,
             t.signing_secret_enc, t.previous_signing_secret_enc, t.previous_secret_expires_at,
@@ -90,6 +93,7 @@ export async function loadAttemptContext(knex: Knex, deliveryId: string, attempt
     headerPrefix: r.header_prefix,
     eventType: r.event_type,
     payload: r.payload,
+    payloadText: r.payload_text,
     headers: r.headers ?? {},
     receivedAt: new Date(r.received_at),
     destination: {
@@ -187,7 +191,7 @@ export async function recordAttempt(knex: Knex, args: RecordAttemptArgs): Promis
       result.error,
       Math.round(result.latencyMs),
       args.nextRetryAt,
-      JSON.stringify(result.payloadSent ?? null),
+      stringifyJson(result.payloadSent),
       attemptNumber,
       ctx.deliveryId,
       NOTIFY.attemptsChanged,

@@ -36,6 +36,10 @@ export class Event {
   @Property({ type: 'json', columnType: 'json' })
   payload!: unknown;
 
+  /** The payload's exact stored text (JSON.parse rounds numbers past double precision); loaded only when populated. */
+  @Property({ formula: (alias) => `${alias}.payload::text`, type: 'text', lazy: true, persist: false })
+  payloadText?: string;
+
   @Property({ type: 'json', columnType: 'json' })
   headers!: Record<string, string>;
 

@@ -1,5 +1,5 @@
 import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
-import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, ID, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import type { ProjectContext } from '../common/request-context';
 import { parseInput, snakeKeys } from '../common/validation';
 import { deliveriesByEventIds } from '../deliveries/delivery-query.service';
@@ -12,6 +12,7 @@ import { PageArgs, PageOf } from '../graphql/page';
 import { Scoped } from '../graphql/scoped';
 import { endpointsByIds, getEvent, listEventsQuery, listEventsWithBody, replayEvent, type ReplayResult } from './event.service';
 import type { EventView } from './event.view';
+import { EVENT_OUTCOMES, type EventOutcomeView, outcomesByEventIds, RESPONSE_CLASSES } from './event-outcome';
 
 /** GraphQL shape of EventView: camelCase names over the same view the REST API returns. */
 @ObjectType('Event')
@@ -43,9 +44,16 @@ class EventFilterArgs extends PageArgs {
   @Field(() => ID, { nullable: true }) endpointId?: string;
   @Field(() => ID, { nullable: true, description: 'Only events with a delivery to this destination.' }) destinationId?: string;
   @Field({ nullable: true, description: 'received or filtered.' }) status?: string;
-  @Field({ nullable: true }) eventType?: string;
+  @Field({ nullable: true, description: 'Exact event type.' }) eventType?: string;
+  @Field({ nullable: true, description: 'Event types starting with this text.' }) eventTypePrefix?: string;
+  @Field({ nullable: true, description: `The deliveries' outcome summarised: ${EVENT_OUTCOMES.join(', ')}.` }) outcome?: string;
+  @Field({ nullable: true, description: `A current delivery's last attempt answered in this class: ${RESPONSE_CLASSES.join(', ')} (none: no HTTP response).` }) responseClass?: string;
   @Field({ nullable: true, description: 'ISO 8601, inclusive.' }) createdAfter?: string;
   @Field({ nullable: true, description: 'ISO 8601, exclusive.' }) createdBefore?: string;
+}
+
+function outcomeOf(event: EventView, { ctx, loaders }: GraphQLContext): Promise<EventOutcomeView> {
+  return loaders.get(`eventOutcomes:${event.project_id}`, (ids) => outcomesByEventIds(ctx.em, event.project_id, ids)).load(event.id);
 }
 
 @Resolver(() => EventType)
@@ -80,6 +88,16 @@ export class EventResolver {
   @FieldResolver(() => EndpointType, { nullable: true, description: 'The endpoint (source) that received it (batched per request).' })
   endpoint(@Root() event: EventView, @Ctx() { ctx, loaders }: GraphQLContext): Promise<EndpointView | null> {
     return loaders.get(`endpoints:${event.project_id}`, (ids) => endpointsByIds(ctx.em, ctx.container.config, event.project_id, ids)).load(event.endpoint_id);
+  }
+
+  @FieldResolver(() => String, { description: `The deliveries' outcome summarised, worst first: ${EVENT_OUTCOMES.join(', ')} (batched per request).` })
+  async outcome(@Root() event: EventView, @Ctx() context: GraphQLContext): Promise<string> {
+    return (await outcomeOf(event, context)).outcome;
+  }
+
+  @FieldResolver(() => Int, { name: 'lastStatusCode', nullable: true, description: "Response code of the event's most recent attempt (null: none yet, or no HTTP response)." })
+  async lastStatusCode(@Root() event: EventView, @Ctx() context: GraphQLContext): Promise<number | null> {
+    return (await outcomeOf(event, context)).last_status_code;
   }
 
   @FieldResolver(() => [DeliveryType], { description: 'Deliveries of this event, replays included, oldest first (batched per request).' })

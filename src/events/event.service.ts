@@ -11,7 +11,8 @@ import { type EndpointView, toEndpointView } from '../endpoints/endpoint.view';
 import { replayEvent as replayEventDeliveries } from '../deliveries/delivery-operations.service';
 import { deliveryView, toDeliveryView } from '../deliveries/delivery.view';
 import { Event } from './event.entity';
-import { type EventSummaryView, type EventView, toEventSummaryView, toEventView } from './event.view';
+import { EVENT_OUTCOMES, type EventOutcomeView, outcomeCondition, outcomesByEventIds, RESPONSE_CLASSES, responseClassCondition } from './event-outcome';
+import { type EventListItemView, type EventView, toEventSummaryView, toEventView } from './event.view';
 
 /**
  * Events of the active project (RULINGS.md §12–§13): list with filters and
@@ -26,6 +27,9 @@ export const listEventsQuery = paginationQuery.extend({
   destination_id: z.uuid().optional().describe('Only events with a delivery to this destination'),
   status: z.enum(EVENT_STATUSES).optional(),
   event_type: z.string().max(500).optional().describe('Exact event type'),
+  event_type_prefix: z.string().min(1).max(500).optional().describe('Event types starting with this text, e.g. `pull_request.`'),
+  outcome: z.enum(EVENT_OUTCOMES).optional().describe('The deliveries\' outcome summarised (the list\'s `outcome`)'),
+  response_class: z.enum(RESPONSE_CLASSES).optional().describe('A current delivery\'s last attempt answered in this class (`none`: no HTTP response)'),
   created_after: timestamp.optional().describe('Inclusive lower bound of created_at'),
   created_before: timestamp.optional().describe('Exclusive upper bound of created_at'),
 });
@@ -36,7 +40,7 @@ const SUMMARY_FIELDS = ['id', 'endpointId', 'projectId', 'organizationId', 'even
 async function findEvents(ctx: ProjectContext, q: ListEventsQuery, withBody: boolean): Promise<Event[]> {
   const qb = ctx.em
     .createQueryBuilder(Event, 'e')
-    .select(withBody ? '*' : [...SUMMARY_FIELDS])
+    .select(withBody ? ['*', 'payloadText'] : [...SUMMARY_FIELDS])
     .where({
       projectId: ctx.project.id,
       ...cursorFilter(q),
@@ -52,12 +56,17 @@ async function findEvents(ctx: ProjectContext, q: ListEventsQuery, withBody: boo
   if (q.destination_id) {
     qb.andWhere('exists (select 1 from deliveries d where d.event_id = e.id and d.destination_id = ?)', [q.destination_id]);
   }
+  if (q.event_type_prefix !== undefined) qb.andWhere(`e.event_type like ? escape '!'`, [`${q.event_type_prefix.replace(/[!%_]/g, '!$&')}%`]);
+  if (q.outcome) qb.andWhere(...outcomeCondition(q.outcome));
+  if (q.response_class) qb.andWhere(...responseClassCondition(q.response_class));
   return qb.getResult();
 }
 
-/** Newest first; items without payload and headers. */
-export async function listEvents(ctx: ProjectContext, q: ListEventsQuery): Promise<Page<EventSummaryView>> {
-  return toPage(await findEvents(ctx, q, false), q, toEventSummaryView);
+/** Newest first; items without payload and headers, with their deliveries' outcome. */
+export async function listEvents(ctx: ProjectContext, q: ListEventsQuery): Promise<Page<EventListItemView>> {
+  const page = toPage(await findEvents(ctx, q, false), q, toEventSummaryView);
+  const outcomes = await outcomesByEventIds(ctx.em, ctx.project.id, page.data.map((e) => e.id));
+  return { ...page, data: page.data.map((e, i) => ({ ...e, ...outcomes[i] })) };
 }
 
 /** The same list with payload and headers (GraphQL, where the client picks the fields). */
@@ -65,14 +74,18 @@ export async function listEventsWithBody(ctx: ProjectContext, q: ListEventsQuery
   return toPage(await findEvents(ctx, q, true), q, toEventView);
 }
 
-export async function findEvent(ctx: ProjectContext, eventId: string): Promise<Event> {
-  const event = isUuid(eventId) ? await ctx.em.findOne(Event, { id: eventId, projectId: ctx.project.id }) : null;
+/** `exactPayload` also loads the payload's stored text (what the event's answers show). */
+export async function findEvent(ctx: ProjectContext, eventId: string, { exactPayload = false } = {}): Promise<Event> {
+  const populate = exactPayload ? (['payloadText'] as const) : [];
+  const event = isUuid(eventId) ? await ctx.em.findOne(Event, { id: eventId, projectId: ctx.project.id }, { populate }) : null;
   if (!event) throw new NotFoundError('Event', eventId);
   return event;
 }
 
-export async function getEvent(ctx: ProjectContext, eventId: string): Promise<EventView> {
-  return toEventView(await findEvent(ctx, eventId));
+export async function getEvent(ctx: ProjectContext, eventId: string): Promise<EventView & EventOutcomeView> {
+  const event = await findEvent(ctx, eventId, { exactPayload: true });
+  const [outcome] = await outcomesByEventIds(ctx.em, ctx.project.id, [event.id]);
+  return { ...toEventView(event), ...outcome };
 }
 
 /** Batch look-up for the `Event.endpoint` DataLoader; `projectId` is that of events an authorized resolver returned. */

@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import { RawJson } from '../common/raw-json';
 import { EVENT_STATUSES } from '../common/types';
 import type { Event } from './event.entity';
+import { eventOutcomeFields } from './event-outcome';
 
 /** The wire form of an event (SPEC "Event"), shared by REST, GraphQL and subscriptions. */
 export const eventView = z.object({
@@ -9,7 +11,7 @@ export const eventView = z.object({
   project_id: z.uuid(),
   organization_id: z.uuid(),
   event_type: z.string().describe('Empty when no rule yielded a type'),
-  payload: z.unknown().describe('The JSON request body as received'),
+  payload: z.unknown().describe('The JSON request body as received: the stored text as sent, numbers exact (no rounding to double precision)'),
   headers: z.record(z.string(), z.string()).describe('All request headers'),
   source_ip: z.string().nullable(),
   idempotency_key: z.string().nullable(),
@@ -21,6 +23,13 @@ export type EventView = z.infer<typeof eventView>;
 /** List items leave out the (possibly large) payload and headers: `GET /v1/events/{id}` has them. */
 export const eventSummaryView = eventView.omit({ payload: true, headers: true });
 export type EventSummaryView = z.infer<typeof eventSummaryView>;
+
+/** A list item: the summary with its deliveries' outcome and last response code. */
+export const eventListItemView = eventSummaryView.extend(eventOutcomeFields);
+export type EventListItemView = z.infer<typeof eventListItemView>;
+
+/** `GET /v1/events/{id}`: the event with its deliveries' outcome. */
+export const eventDetailView = eventView.extend(eventOutcomeFields);
 
 type EventFields = Pick<Event, 'id' | 'endpointId' | 'projectId' | 'organizationId' | 'eventType' | 'sourceIp' | 'idempotencyKey' | 'status' | 'createdAt'>;
 
@@ -38,6 +47,8 @@ export function toEventSummaryView(event: EventFields): EventSummaryView {
   };
 }
 
-export function toEventView(event: EventFields & Pick<Event, 'payload' | 'headers'>): EventView {
-  return { ...toEventSummaryView(event), payload: event.payload, headers: event.headers ?? {} };
+export function toEventView(event: EventFields & Pick<Event, 'payload' | 'payloadText' | 'headers'>): EventView {
+  // The exact stored text when it was loaded (REST and GraphQL write it as is: src/common/raw-json.ts).
+  const payload = event.payloadText != null ? new RawJson(event.payloadText) : event.payload;
+  return { ...toEventSummaryView(event), payload, headers: event.headers ?? {} };
 }

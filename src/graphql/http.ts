@@ -2,6 +2,7 @@ import { ApolloServer, HeaderMap } from '@apollo/server';
 import type { GraphQLSchema } from 'graphql';
 import type { Context, Middleware } from 'koa';
 import type { AppContainer } from '../app/container';
+import { stringifyJson } from '../common/raw-json';
 import { readJsonBody } from '../http/json-body';
 import { createGraphQLContext, type GraphQLContext } from './context';
 import type { ManagementRateLimiter } from '../rate-limit/management-rate-limit';
@@ -20,6 +21,8 @@ export function createApolloServer(schema: GraphQLSchema, plugins: ConstructorPa
     introspection: true,
     // The process owns SIGINT/SIGTERM (src/cli/relay.ts) and stops Apollo in order; Apollo's own handler re-raises the signal.
     stopOnTerminationSignals: false,
+    // JSON scalars holding stored JSON (event payloads) are written as their exact text (src/common/raw-json.ts).
+    stringifyResult: (result) => `${stringifyJson(result)}\n`,
     plugins,
   });
 }

@@ -5,6 +5,7 @@ import type { AppContainer } from '../app/container';
 import { type AccessRequirement, authorize, type UserContext } from '../auth/access';
 import { resolvePrincipal } from '../auth/principal';
 import { ValidationError } from '../common/errors';
+import { stringifyJson } from '../common/raw-json';
 import { assertNoNulCharacters, parseInput } from '../common/validation';
 import type { OrganizationContext, ProjectContext, RequestContext } from '../common/request-context';
 import { readJsonBody } from './json-body';
@@ -120,7 +121,9 @@ export function mountRoutes(router: Router, container: AppContainer, routes: Rou
         return;
       }
       http.status = successStatus(def);
-      http.body = result;
+      // Stored JSON (event payloads) is written as its exact text, not re-serialized from doubles.
+      http.body = stringifyJson(result);
+      http.type = 'application/json; charset=utf-8';
     });
   }
 }

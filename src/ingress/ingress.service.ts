@@ -15,6 +15,7 @@ import { passesFilters } from './filters';
 import { deriveIdempotencyKey } from './idempotency';
 import { IngressRateLimiter } from './rate-limiter';
 import { assertJsonContentType, parseJsonBody, readRawBody } from '../http/json-body';
+import { pgClientConfig } from '../db/pg-connection';
 
 export interface IngressRequest {
   slug: string;
@@ -141,7 +142,7 @@ export function ingressFor(container: AppContainer): { ingress: Ingress; ready: 
 /** Builds ingress on its own small pg pool (the hot path skips the ORM) and registers its shutdown. */
 function createIngress(container: AppContainer): { ingress: Ingress; ready: Promise<void> } {
   const { config, log } = container;
-  const pool = new Pool({ connectionString: config.DATABASE_URL, max: 10 });
+  const pool = new Pool({ ...pgClientConfig(config.DATABASE_URL!), max: 10 });
   pool.on('error', (err) => log.warn({ err }, 'ingress pool connection error'));
   const cache = new EndpointCache(pool, container.secrets);
   const limiter = new IngressRateLimiter(pool, log);

@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { LauncherError } from './launcher-error';
 
 /** A port `relay start` needs, and the setting that chooses it. */
 export interface NeededPort {
@@ -8,13 +9,14 @@ export interface NeededPort {
   what: string;
 }
 
-export class PortInUseError extends Error {
+export class PortInUseError extends LauncherError {
+  override name = 'PortInUseError';
+
   constructor(readonly needed: NeededPort) {
     super(
       `port ${needed.port} (${needed.what}, on ${needed.host}) is already in use. It is chosen by ${needed.setting}: ` +
         `set ${needed.setting} to a free port, or stop what holds it — another relay may be running (check with \`ss -ltnp 'sport = :${needed.port}'\`).`,
     );
-    this.name = 'PortInUseError';
   }
 }
 

@@ -2,17 +2,22 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import { Client } from 'pg';
+import { pgClientConfig } from '../db/pg-connection';
 import type { Logger } from '../common/logger';
+import type { TemporalTls } from '../config/temporal-tls';
+import { packageRoot } from '../http/dashboard';
+import { type TemporalSettings, connectTemporal } from '../temporal/client';
 import { ensureSearchAttributes } from '../temporal/ensure-search-attributes';
 import { SEARCH_ATTRIBUTE_NAMES } from '../temporal/search-attributes';
 import type { RunningService } from './postgres';
-import { onPath, stopChild, waitForPort } from './temporal';
+import { stopChild } from './child-process';
+import { waitForPort } from './temporal';
+import { onPath } from './temporal-cli';
 
 /** The config template and dynamic config, shared with docker-compose.yml. */
-const DEPLOY_DIR = path.resolve(__dirname, '..', '..', 'deploy', 'temporal');
+const DEPLOY_DIR = path.join(packageRoot(), 'deploy', 'temporal');
 
 const INSTALL_HINT =
   'Build it with `npm run temporal:server:install` (go install from the Go module proxy into `$(go env GOPATH)/bin`), ' +
@@ -82,7 +87,7 @@ export function renderTemplate(template: string, values: Record<string, string |
 
 /** Creates the database unless it exists; returns whether it was created. */
 async function createDatabase(adminUrl: string, name: string): Promise<boolean> {
-  const admin = new Client({ connectionString: adminUrl });
+  const admin = new Client(pgClientConfig(adminUrl));
   await admin.connect();
   try {
     const { rowCount } = await admin.query('select 1 from pg_database where datname = $1', [name]);
@@ -132,8 +137,9 @@ async function retry<T>(what: string, until: { deadline: number; child: ChildPro
 }
 
 /** Registers the namespace unless it exists, and waits until the frontend serves it with the relay's search attributes. */
-async function prepareNamespace(address: string, namespace: string, until: { deadline: number; child: ChildProcess }): Promise<void> {
-  const connection = await retry('connecting', until, () => Connection.connect({ address, connectTimeout: 2_000 }));
+async function prepareNamespace(settings: TemporalSettings, until: { deadline: number; child: ChildProcess }): Promise<void> {
+  const { namespace } = settings;
+  const connection = await retry('connecting', until, () => connectTemporal(settings, 2_000));
   try {
     await retry(`registering namespace ${namespace}`, until, async () => {
       try {
@@ -145,7 +151,7 @@ async function prepareNamespace(address: string, namespace: string, until: { dea
         if (!/already exists/i.test((err as Error).message)) throw err;
       }
     });
-    await retry('registering search attributes', until, () => ensureSearchAttributes(address, namespace));
+    await retry('registering search attributes', until, () => ensureSearchAttributes(settings));
     await retry('serving the namespace', until, async () => {
       const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
       const missing = SEARCH_ATTRIBUTE_NAMES.filter((name) => !(name in (customAttributes ?? {})));
@@ -170,7 +176,47 @@ export interface TemporalServerOptions {
   historyShards?: number;
   database?: string;
   visibilityDatabase?: string;
+  /** Serve the frontend over TLS (PEM files); with `clientCaFile`, mutual TLS: clients must present a certificate it signed. */
+  tls?: TemporalServerTls;
   log?: Logger;
+}
+
+export interface TemporalServerTls {
+  certFile: string;
+  keyFile: string;
+  /** Mutual TLS: the CA of accepted client certificates (the server's own certificate, which its internal services present, included). */
+  clientCaFile?: string;
+  /** CA of the server's certificate, and the name in it, for the server's internal clients and the launcher's own. */
+  caFile: string;
+  serverName: string;
+  /** What the launcher presents when it registers the namespace (a client certificate under mutual TLS). */
+  client: TemporalTls;
+}
+
+/** The `global.tls` block: the frontend (what the relay connects to) and the server's own clients of it. */
+function tlsBlock(tls: TemporalServerTls | undefined): string {
+  if (!tls) return '';
+  const server = [
+    '      server:',
+    `        certFile: "${tls.certFile}"`,
+    `        keyFile: "${tls.keyFile}"`,
+    ...(tls.clientCaFile ? ['        requireClientAuth: true', `        clientCaFiles: ["${tls.clientCaFile}"]`] : []),
+  ];
+  const client = ['      client:', `        serverName: "${tls.serverName}"`, `        rootCaFiles: ["${tls.caFile}"]`];
+  return [
+    '  tls:',
+    '    internode:',
+    ...server,
+    ...client,
+    '    frontend:',
+    ...server,
+    ...client,
+    // The server's system worker calls its own frontend: under mutual TLS it presents the server's certificate.
+    '    systemWorker:',
+    `      certFile: "${tls.certFile}"`,
+    `      keyFile: "${tls.keyFile}"`,
+    ...client,
+  ].join('\n');
 }
 
 /**
@@ -209,6 +255,7 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
       frontendPort: opts.port,
       ...ports,
       dynamicConfigFile,
+      globalTls: tlsBlock(opts.tls),
     }),
     { mode: 0o600 },
   );
@@ -222,7 +269,7 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
   try {
     const deadline = Date.now() + 120_000;
     await waitForPort(opts.port, 120_000, child);
-    await prepareNamespace(address, opts.namespace, { deadline, child });
+    await prepareNamespace({ address, namespace: opts.namespace, tls: opts.tls?.client }, { deadline, child });
   } catch (err) {
     await stop();
     const tail = fs.readFileSync(logFile, 'utf8').split('\n').slice(-20).join('\n');

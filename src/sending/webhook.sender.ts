@@ -1,3 +1,4 @@
+import { stringifyJson } from '../common/raw-json';
 import { answerToResult, failureToResult, postJson } from './http-client';
 import { webhookRetryAfterMs } from './retry-after';
 import { notSent, type SendResult } from './send-result';
@@ -6,6 +7,7 @@ import { checkTargetUrl } from './target-url';
 
 export interface WebhookSendArgs {
   url: string;
+  /** The body; a RawJson is sent as its exact text. */
   payload: unknown;
   /** The project's header prefix: headers are `X-{prefix}-Event-ID` etc. */
   headerPrefix: string;
@@ -28,7 +30,7 @@ export async function sendWebhook(args: WebhookSendArgs): Promise<SendResult> {
   const urlError = checkTargetUrl(args.url);
   if (urlError) return notSent(args.payload, urlError, { permanent: true });
 
-  const body = JSON.stringify(args.payload ?? null);
+  const body = stringifyJson(args.payload);
   const { url, authorization } = splitCredentials(args.url);
   const headers: Record<string, string> = { ...(authorization ? { authorization } : {}), ...deliveryHeaders(args, body) };
 

@@ -1,15 +1,115 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type TLSConfig } from '@temporalio/client';
 import type { Config } from '../config/config';
+import { ConfigError } from '../config/config-error';
+import type { TemporalTls } from '../config/temporal-tls';
 import { tracingClientInterceptors } from '../telemetry/tracing';
 
 /**
- * A lazily-connecting client: the API process starts (and ingress keeps
- * answering 202) while Temporal is down; calls fail until it is back.
+ * The one place Temporal connections are built: the API's client, the worker's
+ * NativeConnection (src/temporal/worker-connection.ts; the dispatcher starts
+ * workflows through it), `relay migrate`'s search-attribute registration and the
+ * launchers all take these settings.
  */
-export function createTemporalClient(config: Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE'>): Client {
-  if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is not set');
-  const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS });
-  return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, interceptors: tracingClientInterceptors() });
+export interface TemporalSettings {
+  address: string;
+  namespace: string;
+  /** Undefined: plain TCP (src/config/temporal-tls.ts). */
+  tls?: TemporalTls;
+  /** Sent as `authorization: Bearer <key>` (Temporal Cloud); implies TLS. */
+  apiKey?: string;
+}
+
+type TemporalConfig = Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE' | 'TEMPORAL_API_KEY' | 'temporalTls'>;
+
+export function temporalSettings(config: TemporalConfig): TemporalSettings {
+  if (!config.TEMPORAL_ADDRESS) throw new ConfigError('TEMPORAL_ADDRESS: is not set');
+  return {
+    address: config.TEMPORAL_ADDRESS,
+    namespace: config.TEMPORAL_NAMESPACE,
+    tls: config.temporalTls,
+    apiKey: config.TEMPORAL_API_KEY || undefined,
+  };
+}
+
+/** The options both connection kinds share (their TLS and API-key options have one shape); src/temporal/worker-connection.ts uses them too. */
+export function connectionOptions(s: TemporalSettings): { address: string; tls?: TLSConfig; apiKey?: string } {
+  return {
+    address: s.address,
+    ...(s.tls || s.apiKey ? { tls: { ...s.tls } } : {}),
+    ...(s.apiKey ? { apiKey: s.apiKey } : {}),
+  };
+}
+
+/**
+ * Turns a connection failure caused by the settings (TLS trust, the client
+ * certificate, the API key) into a ConfigError naming the variable to look at:
+ * start-up stops with that one line. Anything else (the server is down) is returned
+ * as it was.
+ */
+export function explainTemporalConnectError(err: unknown, s: TemporalSettings): unknown {
+  const message = String((err as Error)?.message ?? err);
+  const cause = (err as { cause?: Error })?.cause?.message ?? '';
+  const text = `${message} ${cause}`;
+  const short = message.split('\n')[0].slice(0, 300);
+  const caVar = 'TEMPORAL_TLS_SERVER_CA_CERT_PATH';
+  if (/UnknownIssuer|unable to (verify|get local issuer)|self[- ]signed certificate|certificate verify failed|invalid peer certificate/i.test(text)) {
+    if (/NotValidForName|Hostname\/IP does not match|ERR_TLS_CERT_ALTNAME_INVALID/i.test(text)) {
+      return new ConfigError(`TEMPORAL_TLS_SERVER_NAME: the Temporal server's certificate does not name ${s.tls?.serverNameOverride ?? s.address} (${short})`);
+    }
+    return new ConfigError(`${caVar}: the Temporal server's certificate is not signed by this CA${s.tls?.serverRootCACertificate ? '' : ' (none given: the system CAs were used)'} (${short})`);
+  }
+  if (/NotValidForName|Hostname\/IP does not match|ERR_TLS_CERT_ALTNAME_INVALID/i.test(text)) {
+    return new ConfigError(`TEMPORAL_TLS_SERVER_NAME: the Temporal server's certificate does not name ${s.tls?.serverNameOverride ?? s.address} (${short})`);
+  }
+  if (/certificate required|bad certificate|unknown ca|CertificateRequired|BadCertificate|UnknownCA|alert/i.test(text) && s.tls) {
+    return new ConfigError(
+      s.tls.clientCertPair
+        ? `TEMPORAL_TLS_CLIENT_CERT_PATH: the Temporal server refused the client certificate (${short})`
+        : `TEMPORAL_TLS_CLIENT_CERT_PATH: the Temporal server requires a client certificate (mutual TLS) (${short})`,
+    );
+  }
+  if (/wrong version number|packet length too long|WRONG_VERSION_NUMBER|InvalidContentType|corrupt message/i.test(text) && s.tls) {
+    return new ConfigError(`TEMPORAL_TLS: the Temporal server at ${s.address} does not speak TLS (${short})`);
+  }
+  if (/Unauthenticated|UNAUTHENTICATED|PermissionDenied|PERMISSION_DENIED|Request unauthorized|unauthorized/.test(text)) {
+    return new ConfigError(
+      s.apiKey
+        ? `TEMPORAL_API_KEY: refused by the Temporal server (${short})`
+        : `TEMPORAL_API_KEY: the Temporal server requires credentials (${short})`,
+    );
+  }
+  return err;
+}
+
+/** A lazily-connecting client: the API process starts (and ingress keeps answering 202) while Temporal is down. */
+export function createTemporalClient(s: TemporalSettings): Client {
+  const connection = Connection.lazy(connectionOptions(s));
+  return new Client({ connection, namespace: s.namespace, interceptors: tracingClientInterceptors() });
+}
+
+/** An eager client connection (a one-off: search attributes, namespace set-up, tests). */
+export async function connectTemporal(s: TemporalSettings, connectTimeoutMs?: number): Promise<Connection> {
+  try {
+    return await Connection.connect({ ...connectionOptions(s), ...(connectTimeoutMs ? { connectTimeout: connectTimeoutMs } : {}) });
+  } catch (err) {
+    throw explainTemporalConnectError(err, s);
+  }
+}
+
+/**
+ * At start-up: one call through the client. A refused certificate or key throws a
+ * ConfigError (start-up stops); an unreachable server only returns false, since
+ * the API keeps taking webhooks while Temporal is down.
+ */
+export async function checkTemporalConnection(client: Client, s: TemporalSettings, timeoutMs = 5000): Promise<boolean> {
+  try {
+    await client.connection.withDeadline(Date.now() + timeoutMs, () => client.workflowService.getSystemInfo({}));
+    return true;
+  } catch (err) {
+    const explained = explainTemporalConnectError(err, s);
+    if (explained instanceof ConfigError) throw explained;
+    return false;
+  }
 }
 
 export async function temporalIsUp(client: Client, timeoutMs = 2000): Promise<boolean> {

@@ -1,10 +1,11 @@
-import { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import { type TemporalSettings, connectTemporal } from './client';
 import { SEARCH_ATTRIBUTE_NAMES } from './search-attributes';
 
 /** Registers the relay's Keyword search attributes on the namespace; existing ones are left alone. */
-export async function ensureSearchAttributes(address: string, namespace: string): Promise<string[]> {
-  const connection = await Connection.connect({ address });
+export async function ensureSearchAttributes(settings: TemporalSettings): Promise<string[]> {
+  const { namespace } = settings;
+  const connection = await connectTemporal(settings);
   try {
     const existing = await connection.operatorService.listSearchAttributes({ namespace });
     const missing = SEARCH_ATTRIBUTE_NAMES.filter((name) => !(name in (existing.customAttributes ?? {})));

@@ -1,10 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
+import { DefaultLogger, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import type { Logger } from '../common/logger';
 import { createActivities } from '../../activities';
 import type { AppContainer } from '../app/container';
 import { tracingWorkerPlugins } from '../telemetry/tracing';
+import { temporalSettings } from '../temporal/client';
+import { connectTemporalWorker } from '../temporal/worker-connection';
 
 const WORKFLOWS_PATH = require.resolve('../../workflows');
 /** Written by `npm run build` (`relay bundle-workflows`); used in production so start-up does not bundle. */
@@ -44,7 +46,7 @@ export async function startRelayWorker(container: AppContainer, opts: { taskQueu
   const { config } = container;
   if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is not set');
   installRuntimeLogger(container.log);
-  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const connection = await connectTemporalWorker(temporalSettings(config));
   // Tracing adds the OpenTelemetry workflow interceptors, which the prebuilt bundle does not hold: bundle at start-up then.
   const plugins = tracingWorkerPlugins();
   const prebuilt = config.NODE_ENV === 'production' && fs.existsSync(WORKFLOW_BUNDLE_PATH) && plugins.length === 0;

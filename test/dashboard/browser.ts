@@ -39,6 +39,8 @@ export interface DashboardEnv {
   context: BrowserContext;
   page: Page;
   baseUrl: string;
+  /** The service's database, for fixtures too large to make through the API. */
+  databaseUrl: string;
   received: Received[];
   /** Fails listing every received body (but those `allowed` lets through) that contains one of the values. */
   expectNotReceived(values: string[], allowed?: (r: Received) => boolean): void;
@@ -114,6 +116,7 @@ export async function startDashboardEnv(
     context,
     page,
     baseUrl: service.baseUrl,
+    databaseUrl: db!.url,
     received,
     expectNotReceived(values, allowed = () => false) {
       const leaks = received

@@ -89,6 +89,8 @@ describeInBrowser('dashboard pages: templates, transforms, destinations, dead le
     const runAgainst = page.getByRole('combobox', { name: 'Run against' });
     await runAgainst.locator('option').nth(1).waitFor({ state: 'attached' });
     await runAgainst.selectOption({ index: 1 });
+    // The input pane shows the stored event the expression runs against (the Test event's body).
+    await page.getByTestId('preview-input').getByText('"type": "relay.test"').waitFor();
     const expression = page.getByLabel('Expression');
     await expression.fill('{ "keys": $keys($) }');
     await page.getByRole('region', { name: 'Result' }).getByText('"keys"').waitFor();
@@ -154,6 +156,9 @@ describeInBrowser('dashboard pages: templates, transforms, destinations, dead le
     await page.getByText('The dead-letter queue is empty').waitFor({ timeout: 30_000 });
     await page.goto(`/events/${eventId}`);
     await page.getByTestId('status-code').filter({ hasText: '200' }).waitFor({ timeout: 30_000 });
+    // The replayed dead letter no longer offers a replay that the API would refuse (not_dead_lettered).
+    await page.getByText('dead-lettered, replayed').waitFor();
+    expect(await page.getByRole('button', { name: 'Replay from DLQ' }).count()).toBe(0);
   });
 
   it('the metrics page draws its charts after some events, per project and per endpoint', async () => {
@@ -186,8 +191,13 @@ describeInBrowser('dashboard pages: templates, transforms, destinations, dead le
     await page.getByLabel('Totals').getByText('Events received').waitFor();
     expect(new URL(page.url()).search).toBe(`?endpoint=${endpointId}`);
     expect(await page.getByRole('combobox', { name: 'Endpoint' }).inputValue()).toBe(endpointId);
+    // Reachable by URL: a reload shows the Metrics page, not the Prometheus text of /metrics.
+    expect(new URL(page.url()).pathname).toBe('/project-metrics');
+    await page.reload();
+    await page.getByLabel('Totals').getByText('Events received').waitFor();
+    expect(await page.getByRole('combobox', { name: 'Endpoint' }).inputValue()).toBe(endpointId);
     await page.getByRole('combobox', { name: 'Endpoint' }).selectOption({ label: 'All endpoints' });
-    await page.waitForURL((url) => url.pathname === '/metrics' && url.search === '');
+    await page.waitForURL((url) => url.pathname === '/project-metrics' && url.search === '');
   });
 
   it('creates an API key shown once, and revokes it', async () => {

@@ -31,6 +31,12 @@ describe('the endpoint Test button: POST /v1/endpoints/{id}/test and sendTestEve
     expect(events.body.data.map((e: { id: string }) => e.id)).toEqual(expect.arrayContaining([a.data.sendTestEvent.eventId, b.data.sendTestEvent.eventId]));
   });
 
+  it('has the type relay.test on an endpoint with no typing of its own (not an empty type)', async () => {
+    const plain = await env.call('POST', '/v1/endpoints', { body: { name: 'Plain' } });
+    const res = await env.call('POST', `/v1/endpoints/${plain.body.id}/test`);
+    expect((await env.call('GET', `/v1/events/${res.body.event_id}`)).body.event_type).toBe('relay.test');
+  });
+
   it('is a write: a viewer gets 403, another organization 404', async () => {
     expect((await env.call('POST', `/v1/endpoints/${endpointId}/test`, { token: env.tokens.viewer })).status).toBe(403);
     const stranger = await env.call('POST', `/v1/endpoints/${endpointId}/test`, { token: env.tokens.stranger, projectId: env.stranger.project.id });

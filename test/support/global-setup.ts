@@ -79,7 +79,7 @@ export default async function globalSetup(): Promise<void> {
     stops.push(temporal.stop);
     temporalAddress = temporal.url;
   } else {
-    await ensureSearchAttributes(temporalAddress, process.env.TEMPORAL_NAMESPACE ?? 'default');
+    await ensureSearchAttributes({ address: temporalAddress, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' });
   }
 
   process.env.RELAY_TEST_ADMIN_DATABASE_URL = adminUrl;

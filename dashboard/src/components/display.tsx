@@ -24,10 +24,16 @@ const STATUS_CLASS: Record<string, string> = {
   filtered: 'muted',
   queued: 'wait',
   retrying: 'wait',
+  skipped: 'muted',
+  // Event outcomes (src/events/event-outcome.ts)
+  delivered: 'ok',
+  dead_lettered: 'bad',
+  pending: 'wait',
+  no_destination: 'muted',
 };
 
 export function StatusBadge({ status }: { status: string }) {
-  return <span className={`badge ${STATUS_CLASS[status] ?? ''}`}>{status}</span>;
+  return <span className={`badge ${STATUS_CLASS[status] ?? ''}`}>{status.replace(/_/g, ' ')}</span>;
 }
 
 /** An ISO timestamp as local time; the exact value on hover. */

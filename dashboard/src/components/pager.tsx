@@ -11,7 +11,7 @@ export function useCursorPager() {
   return { cursor, page: stack.length, next, previous, reset };
 }
 
-export function Pager(props: { pager: ReturnType<typeof useCursorPager>; nextCursor: string | null | undefined }) {
+export function Pager(props: { pager: Pick<ReturnType<typeof useCursorPager>, 'page' | 'next' | 'previous'>; nextCursor: string | null | undefined }) {
   const { pager, nextCursor } = props;
   if (pager.page === 1 && !nextCursor) return null;
   return (

@@ -13,6 +13,9 @@ export interface EventRow {
   sourceIp: string | null;
   createdAt: string;
   endpoint: EndpointRef | null;
+  /** The deliveries' outcome summarised (src/events/event-outcome.ts). */
+  outcome: string;
+  lastStatusCode: number | null;
 }
 
 export interface Attempt {
@@ -49,4 +52,4 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-export const EVENT_ROW_FIELDS = 'id endpointId eventType status sourceIp createdAt endpoint { id name slug }';
+export const EVENT_ROW_FIELDS = 'id endpointId eventType status sourceIp createdAt outcome lastStatusCode endpoint { id name slug }';

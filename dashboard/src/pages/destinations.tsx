@@ -5,6 +5,7 @@ import { Link, useLocation, useParams } from 'wouter';
 import { Can, ConfirmButton, EmptyState, ErrorMessage, Field, Page, Pager, SecretOnce, Table, Time, useCursorPager } from '../components';
 import { useProjectMutation, useProjectQuery } from '../lib/hooks';
 import { useCan } from '../lib/session';
+import { providerLabel } from '../lib/providers';
 
 /** Destinations: list, create, edit, delete, and the webhook signing secret (rotate with overlap, cut over, clear). */
 
@@ -151,7 +152,9 @@ function DestinationFields({ form, set, error, creating }: { form: FormState; se
         <Field label="Type" field="type" error={error}>
           <select value={form.type} onChange={(e) => set({ type: e.target.value as FormState['type'] })}>
             {TYPES.map((t) => (
-              <option key={t}>{t}</option>
+              <option key={t} value={t}>
+                {providerLabel(t)}
+              </option>
             ))}
           </select>
         </Field>

@@ -1,10 +1,11 @@
 import { useState, type FormEvent } from 'react';
 import { gql } from 'urql';
 import { Link, useParams } from 'wouter';
-import { Can, ConfirmButton, CopyButton, ErrorMessage, Field, KeyValues, Page, SecretOnce, StatusBadge, Table, Time } from '../components';
+import { Can, ConfirmButton, CopyButton, ErrorMessage, Field, JsonView, KeyValues, Page, SecretOnce, StatusBadge, Table, Time } from '../components';
 import { useProjectMutation, useProjectQuery, useProjectSubscription } from '../lib/hooks';
 import { parseJsonText, pretty } from '../lib/json-input';
 import { EVENT_ROW_FIELDS, type EventRow } from '../lib/types';
+import { providerLabel, signedCurl } from '../lib/providers';
 import { EndpointFilters } from './endpoint-filters';
 import { EndpointLinks } from './endpoint-links';
 
@@ -64,7 +65,7 @@ export function EndpointPage() {
       }
       actions={
         <>
-          <Link href={`/metrics?endpoint=${endpoint.id}`}>
+          <Link href={`/project-metrics?endpoint=${endpoint.id}`}>
             Metrics
           </Link>
           <Can permission="write">
@@ -96,10 +97,15 @@ export function EndpointPage() {
           <code data-testid="ingress-url">{endpoint.ingressUrl}</code>
           <CopyButton value={endpoint.ingressUrl} />
         </div>
+        <details data-testid="signing-hint">
+          <summary>Send a signed request from a shell</summary>
+          <p className="muted">Unsigned requests get 401. Paste the signing secret (shown once at creation or rotation) and run:</p>
+          <JsonView value={signedCurl(endpoint.ingressUrl, endpoint.provider)} label="Copy command" />
+        </details>
         <KeyValues
           values={{
             slug: endpoint.slug,
-            provider: endpoint.provider ?? 'generic',
+            provider: endpoint.provider ? providerLabel(endpoint.provider) : 'generic (X-Hub-Signature-256)',
             'signing secret': endpoint.hasSigningSecret ? 'set (never shown again)' : 'none',
             ...(endpoint.previousSecretExpiresAt ? { 'previous secret valid until': new Date(endpoint.previousSecretExpiresAt).toLocaleString() } : {}),
             created: new Date(endpoint.createdAt).toLocaleString(),
@@ -143,7 +149,7 @@ function RecentEvents({ endpointId }: { endpointId: string }) {
       rows={rows}
       rowKey={(e) => e.id}
       rowClassName={(e) => (seen.has(e.id) ? 'fresh' : undefined)}
-      empty={<p className="muted">No events yet. Press Test, or POST JSON to the ingress URL.</p>}
+      empty={<p className="muted">No events yet. Press Test, or send a signed request (above).</p>}
       columns={[
         { header: 'Received', cell: (e) => <Link href={`/events/${e.id}`}><Time value={e.createdAt} /></Link> },
         { header: 'Type', cell: (e) => e.eventType || '—', className: 'mono' },

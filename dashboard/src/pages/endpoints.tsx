@@ -4,6 +4,7 @@ import { Link, useLocation } from 'wouter';
 import { Can, CopyButton, EmptyState, ErrorMessage, Field, Page, Pager, SecretOnce, StatusBadge, Table, Time, useCursorPager } from '../components';
 import { useProjectMutation, useProjectQuery } from '../lib/hooks';
 import type { Page as ListPage } from '../lib/types';
+import { providerLabel } from '../lib/providers';
 
 export const PROVIDERS = ['codehost_a', 'codehost_b', 'codehost_c', 'chat_a', 'tracker_a', 'tracker_b', 'payments_a'];
 
@@ -120,7 +121,9 @@ function CreateEndpointForm({ onCreated }: { onCreated: (e: { id: string; name: 
         <select name="provider" value={provider} onChange={(e) => setProvider(e.target.value)}>
           <option value="">generic (X-Hub-Signature-256)</option>
           {PROVIDERS.map((p) => (
-            <option key={p}>{p}</option>
+            <option key={p} value={p}>
+              {providerLabel(p)}
+            </option>
           ))}
         </select>
       </Field>

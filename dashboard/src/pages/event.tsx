@@ -51,10 +51,12 @@ export function EventPage() {
   const reload = () => refetch({ requestPolicy: 'network-only' });
   // An attempt recorded or changed: read the deliveries again (statuses, next retry, new replays).
   useProjectSubscription(ATTEMPT_UPDATED, { eventId: id }, reload);
-  const [replayed, replay] = useProjectMutation(REPLAY);
+  const [replaying, replay] = useProjectMutation(REPLAY);
   const [canceled, cancel] = useProjectMutation(CANCEL);
   const [dlq, replayDeadLetters] = useProjectMutation(REPLAY_DEAD_LETTERS);
   const event = data?.event;
+  // A dead letter leaves the queue once a replay names it: its badge and button go with it.
+  const replayed = new Set(event?.deliveries.map((d) => d.replayOfId).filter(Boolean));
   if (!event) return <Page title="Event">{error ? <ErrorMessage error={error} /> : <div className="loading">Loading…</div>}</Page>;
 
   return (
@@ -72,7 +74,7 @@ export function EventPage() {
         </Can>
       }
     >
-      <ErrorMessage error={replayed.error ?? canceled.error ?? dlq.error} />
+      <ErrorMessage error={replaying.error ?? canceled.error ?? dlq.error} />
       <div className="card">
         <KeyValues
           values={{
@@ -110,7 +112,7 @@ export function EventPage() {
             <span className="muted">{d.destination?.type}</span>
             <StatusBadge status={d.status} />
             {d.replayOfId && <span className="badge">replay</span>}
-            {d.deadLetteredAt && <span className="badge bad">dead-lettered</span>}
+            {d.deadLetteredAt && (replayed.has(d.id) ? <span className="badge muted">dead-lettered, replayed</span> : <span className="badge bad">dead-lettered</span>)}
             {d.nextRetryAt && (
               <span className="muted">
                 next retry <Time value={d.nextRetryAt} />
@@ -123,7 +125,7 @@ export function EventPage() {
                   Cancel
                 </ConfirmButton>
               )}
-              {d.deadLetteredAt && (
+              {d.deadLetteredAt && !replayed.has(d.id) && (
                 <button type="button" onClick={async () => { await replayDeadLetters({ deliveryIds: [d.id] }); reload(); }}>
                   Replay from DLQ
                 </button>

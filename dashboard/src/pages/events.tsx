@@ -1,93 +1,120 @@
-import { useEffect, useState } from 'react';
-import { gql } from 'urql';
+import { useEffect, useRef, useState } from 'react';
+import { gql, useClient } from 'urql';
 import { useLocation } from 'wouter';
-import { EmptyState, ErrorMessage, Page, Pager, StatusBadge, Table, Time, useCursorPager } from '../components';
+import { EmptyState, ErrorMessage, Page, Pager, StatusBadge, Table, Time } from '../components';
 import { useProjectQuery, useProjectSubscription } from '../lib/hooks';
+import { useWorkspace } from '../lib/session';
 import { EVENT_ROW_FIELDS, type EndpointRef, type EventRow, type Page as ListPage } from '../lib/types';
+import { isoToLocalInput, localInputToIso, urlCursorPager, useUrlState } from '../lib/url-state';
 
 const EVENTS = gql`
-  query Events($projectId: ID, $cursor: String, $limit: Int!, $endpointId: ID, $eventType: String, $status: String, $createdAfter: String, $createdBefore: String) {
-    events(projectId: $projectId, cursor: $cursor, limit: $limit, endpointId: $endpointId, eventType: $eventType, status: $status, createdAfter: $createdAfter, createdBefore: $createdBefore) {
+  query Events($projectId: ID, $cursor: String, $limit: Int!, $endpointId: ID, $destinationId: ID, $eventTypePrefix: String, $outcome: String, $responseClass: String, $createdAfter: String, $createdBefore: String) {
+    events(projectId: $projectId, cursor: $cursor, limit: $limit, endpointId: $endpointId, destinationId: $destinationId, eventTypePrefix: $eventTypePrefix, outcome: $outcome, responseClass: $responseClass, createdAfter: $createdAfter, createdBefore: $createdBefore) {
       data { ${EVENT_ROW_FIELDS} }
       nextCursor
     }
   }
 `;
-const ENDPOINT_OPTIONS = gql`
-  query EndpointOptions($projectId: ID) { endpoints(projectId: $projectId, limit: 200) { data { id name slug } } }
+const FILTER_OPTIONS = gql`
+  query EventFilterOptions($projectId: ID) {
+    endpoints(projectId: $projectId, limit: 200) { data { id name slug } }
+    destinations(projectId: $projectId, limit: 200) { data { id name } }
+  }
 `;
 const EVENT_RECEIVED = gql`
   subscription EventReceived($projectId: ID, $endpointId: ID) { eventReceived(projectId: $projectId, endpointId: $endpointId) { ${EVENT_ROW_FIELDS} } }
 `;
+const ATTEMPT_CHANGED = gql`
+  subscription EventsAttemptChanged($projectId: ID) { deliveryAttemptUpdated(projectId: $projectId) { id eventId } }
+`;
+const EVENT_OUTCOME = gql`
+  query EventOutcome($projectId: ID, $id: ID!) { event(projectId: $projectId, id: $id) { id outcome lastStatusCode } }
+`;
 
-interface Filters {
-  endpointId: string;
-  eventType: string;
-  status: string;
-  /** datetime-local values (local time), sent as ISO 8601. */
-  after: string;
-  before: string;
-}
-const NO_FILTERS: Filters = { endpointId: '', eventType: '', status: '', after: '', before: '' };
+/** Every filter lives in the URL (deep links; a reload keeps the view). */
+const KEYS = ['endpoint', 'destination', 'outcome', 'code', 'type', 'after', 'before', 'limit', 'cursors'] as const;
+type Filters = Record<(typeof KEYS)[number], string>;
 
-const toIso = (local: string) => (local ? new Date(local).toISOString() : undefined);
+const OUTCOMES: [string, string][] = [
+  ['dead_lettered', 'dead-lettered'],
+  ['failed', 'failed'],
+  ['retrying', 'retrying'],
+  ['pending', 'pending'],
+  ['skipped', 'skipped (CLI away)'],
+  ['canceled', 'canceled'],
+  ['delivered', 'all delivered'],
+  ['no_destination', 'no destination'],
+  ['filtered', 'filtered'],
+];
+const CODE_CLASSES: [string, string][] = [
+  ['2xx', '2xx'],
+  ['3xx', '3xx'],
+  ['4xx', '4xx'],
+  ['5xx', '5xx'],
+  ['none', 'no response'],
+];
 
-/** Does a live event belong in the list under these filters? */
-function matches(event: EventRow, f: Filters): boolean {
-  if (f.endpointId && event.endpointId !== f.endpointId) return false;
-  if (f.eventType && event.eventType !== f.eventType) return false;
-  if (f.status && event.status !== f.status) return false;
-  const at = Date.parse(event.createdAt);
-  if (f.after && at < Date.parse(toIso(f.after)!)) return false;
-  if (f.before && at >= Date.parse(toIso(f.before)!)) return false;
+/** Could a live event belong in the list under these filters? (A new event is `pending`, with no response yet.) */
+function accepts(event: EventRow, f: Filters): boolean {
+  if (f.endpoint && event.endpointId !== f.endpoint) return false;
+  if (f.type && !event.eventType.startsWith(f.type)) return false;
+  if (f.outcome && f.outcome !== event.outcome) return false;
+  if (f.destination || f.code || f.before) return false;
+  if (f.after && Date.parse(event.createdAt) < Date.parse(f.after)) return false;
   return true;
 }
 
-const PAGE_SIZE = 50;
-
-/** Events, newest first; new ones arrive through the eventReceived subscription without a reload. */
+/**
+ * Events, newest first, with their deliveries' outcome. New events arrive through
+ * `eventReceived` on the first page, above the fetched rows, so the rows and the pages
+ * below never shift; `deliveryAttemptUpdated` refreshes the outcome of a row on screen.
+ */
 export function EventsPage() {
-  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
-  const [limit, setLimit] = useState(PAGE_SIZE);
-  const pager = useCursorPager();
+  const [filters, setUrl] = useUrlState(KEYS);
+  const limit = Number(filters.limit) || 50;
+  const pager = urlCursorPager(filters.cursors, (cursors) => setUrl({ cursors }));
   const [live, setLive] = useState<EventRow[]>([]);
+  const [outcomes, setOutcomes] = useState<Record<string, Pick<EventRow, 'outcome' | 'lastStatusCode'>>>({});
   const [, navigate] = useLocation();
   const [{ data, error, fetching }] = useProjectQuery<{ events: ListPage<EventRow> }>(EVENTS, {
     cursor: pager.cursor,
     limit,
-    endpointId: filters.endpointId || undefined,
-    eventType: filters.eventType || undefined,
-    status: filters.status || undefined,
-    createdAfter: toIso(filters.after),
-    createdBefore: toIso(filters.before),
+    endpointId: filters.endpoint || undefined,
+    destinationId: filters.destination || undefined,
+    eventTypePrefix: filters.type || undefined,
+    outcome: filters.outcome || undefined,
+    responseClass: filters.code || undefined,
+    createdAfter: filters.after || undefined,
+    createdBefore: filters.before || undefined,
   });
-  const [{ data: endpoints }] = useProjectQuery<{ endpoints: { data: EndpointRef[] } }>(ENDPOINT_OPTIONS);
+  const [{ data: options }] = useProjectQuery<{ endpoints: { data: EndpointRef[] }; destinations: { data: { id: string; name: string }[] } }>(FILTER_OPTIONS);
   const onFirstPage = pager.page === 1;
   useProjectSubscription<{ eventReceived: EventRow }>(
     EVENT_RECEIVED,
-    { endpointId: filters.endpointId || undefined },
+    { endpointId: filters.endpoint || undefined },
     ({ eventReceived }) => {
-      if (matches(eventReceived, filters)) setLive((rows) => (rows.some((r) => r.id === eventReceived.id) ? rows : [eventReceived, ...rows]));
+      if (accepts(eventReceived, filters)) setLive((rows) => (rows.some((r) => r.id === eventReceived.id) ? rows : [eventReceived, ...rows]));
     },
     !onFirstPage,
   );
+  useOutcomeRefresh(setOutcomes);
 
   const change = (patch: Partial<Filters>) => {
-    setFilters((f) => ({ ...f, ...patch }));
+    setUrl({ ...patch, cursors: '' });
     setLive([]);
-    pager.reset();
   };
   // The type box queries once typing pauses, not on every key.
-  const [typeText, setTypeText] = useState('');
+  const [typeText, setTypeText] = useState(filters.type);
   useEffect(() => {
-    const t = setTimeout(() => typeText.trim() !== filters.eventType && change({ eventType: typeText.trim() }), 300);
+    const t = setTimeout(() => typeText.trim() !== filters.type && change({ type: typeText.trim() }), 300);
     return () => clearTimeout(t);
   }, [typeText]); // only typing restarts the timer
   const fetched = data?.events.data ?? [];
   const fetchedIds = new Set(fetched.map((e) => e.id));
   const liveRows = onFirstPage ? live.filter((e) => !fetchedIds.has(e.id)) : [];
-  const rows = [...liveRows, ...fetched];
+  const rows = [...liveRows, ...fetched].map((e) => ({ ...e, ...outcomes[e.id] }));
   const freshIds = new Set(liveRows.map((e) => e.id));
+  const filtered = KEYS.some((k) => k !== 'limit' && k !== 'cursors' && filters[k]);
 
   return (
     <Page
@@ -99,52 +126,30 @@ export function EventsPage() {
       }
     >
       <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filters">
-        <label className="field">
-          <span className="field-label">Endpoint</span>
-          <select value={filters.endpointId} onChange={(e) => change({ endpointId: e.target.value })}>
-            <option value="">All endpoints</option>
-            {endpoints?.endpoints.data.map((ep) => (
-              <option key={ep.id} value={ep.id}>
-                {ep.name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Select label="Endpoint" value={filters.endpoint} onChange={(endpoint) => change({ endpoint })} any="All endpoints" options={options?.endpoints.data.map((e) => [e.id, e.name])} />
+        <Select label="Destination" value={filters.destination} onChange={(destination) => change({ destination })} any="All destinations" options={options?.destinations.data.map((d) => [d.id, d.name])} />
+        <Select label="Outcome" value={filters.outcome} onChange={(outcome) => change({ outcome })} any="Any" options={OUTCOMES} />
+        <Select label="Response" value={filters.code} onChange={(code) => change({ code })} any="Any" options={CODE_CLASSES} />
         <label className="field">
           <span className="field-label">Event type</span>
-          <input placeholder="exact type" value={typeText} onChange={(e) => setTypeText(e.target.value)} />
-        </label>
-        <label className="field">
-          <span className="field-label">Status</span>
-          <select value={filters.status} onChange={(e) => change({ status: e.target.value })}>
-            <option value="">Any</option>
-            <option value="received">received</option>
-            <option value="filtered">filtered</option>
-          </select>
+          <input placeholder="starts with, e.g. push." value={typeText} onChange={(e) => setTypeText(e.target.value)} />
         </label>
         <label className="field">
           <span className="field-label">From</span>
-          <input type="datetime-local" value={filters.after} onChange={(e) => change({ after: e.target.value })} />
+          <input type="datetime-local" value={isoToLocalInput(filters.after)} onChange={(e) => change({ after: localInputToIso(e.target.value) })} />
         </label>
         <label className="field">
           <span className="field-label">Until</span>
-          <input type="datetime-local" value={filters.before} onChange={(e) => change({ before: e.target.value })} />
+          <input type="datetime-local" value={isoToLocalInput(filters.before)} onChange={(e) => change({ before: localInputToIso(e.target.value) })} />
         </label>
-        <label className="field">
-          <span className="field-label">Per page</span>
-          <select value={limit} onChange={(e) => { setLimit(Number(e.target.value)); pager.reset(); }}>
-            {[50, 100, 200].map((n) => (
-              <option key={n}>{n}</option>
-            ))}
-          </select>
-        </label>
-        {JSON.stringify(filters) !== JSON.stringify(NO_FILTERS) && (
+        <Select label="Per page" value={String(limit)} onChange={(n) => change({ limit: n === '50' ? '' : n })} options={[50, 100, 200].map((n) => [String(n), String(n)])} />
+        {filtered && (
           <button
             type="button"
             className="small"
             onClick={() => {
               setTypeText('');
-              change(NO_FILTERS);
+              change(Object.fromEntries(KEYS.filter((k) => k !== 'limit').map((k) => [k, ''])));
             }}
           >
             Clear
@@ -158,17 +163,67 @@ export function EventsPage() {
         rowKey={(e) => e.id}
         onRowClick={(e) => navigate(`/events/${e.id}`)}
         rowClassName={(e) => (freshIds.has(e.id) ? 'fresh' : undefined)}
-        empty={fetching ? <div className="loading">Loading…</div> : <EmptyState title="No events yet">Send a request to an endpoint's ingress URL, or press Test on an endpoint.</EmptyState>}
+        empty={
+          fetching ? (
+            <div className="loading">Loading…</div>
+          ) : filtered ? (
+            <EmptyState title="No events match these filters" />
+          ) : (
+            <EmptyState title="No events yet">Send a request to an endpoint's ingress URL, or press Test on an endpoint.</EmptyState>
+          )
+        }
         columns={[
           { header: 'Received', cell: (e) => <Time value={e.createdAt} /> },
           { header: 'Endpoint', cell: (e) => e.endpoint?.name ?? e.endpointId },
           { header: 'Type', cell: (e) => e.eventType || <span className="muted">—</span>, className: 'mono' },
-          { header: 'Status', cell: (e) => <StatusBadge status={e.status} /> },
-          { header: 'Source IP', cell: (e) => e.sourceIp ?? '—', className: 'mono hide-narrow' },
+          { header: 'Outcome', cell: (e) => <StatusBadge status={e.outcome} /> },
+          { header: 'Last response', cell: (e) => e.lastStatusCode ?? <span className="muted">—</span>, className: 'num' },
           { header: 'Event id', cell: (e) => e.id, className: 'mono hide-narrow' },
         ]}
       />
       <Pager pager={pager} nextCursor={data?.events.nextCursor} />
     </Page>
   );
+}
+
+function Select(props: { label: string; value: string; onChange: (value: string) => void; options?: [string, string][]; any?: string }) {
+  return (
+    <label className="field">
+      <span className="field-label">{props.label}</span>
+      <select value={props.value} onChange={(e) => props.onChange(e.target.value)}>
+        {props.any && <option value="">{props.any}</option>}
+        {props.options?.map(([value, label]) => (
+          <option key={value} value={value}>
+            {label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/**
+ * Keeps the outcome column current: every attempt recorded (or changed) names its event,
+ * whose outcome is read again, a batch every half second at most.
+ */
+function useOutcomeRefresh(set: (update: (prev: Record<string, Pick<EventRow, 'outcome' | 'lastStatusCode'>>) => Record<string, Pick<EventRow, 'outcome' | 'lastStatusCode'>>) => void) {
+  const client = useClient();
+  const { project } = useWorkspace();
+  const pending = useRef(new Set<string>());
+  const timer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  useEffect(() => () => clearTimeout(timer.current), []);
+  useProjectSubscription<{ deliveryAttemptUpdated: { eventId: string } }>(ATTEMPT_CHANGED, {}, ({ deliveryAttemptUpdated }) => {
+    pending.current.add(deliveryAttemptUpdated.eventId);
+    timer.current ??= setTimeout(() => {
+      timer.current = undefined;
+      const ids = [...pending.current];
+      pending.current.clear();
+      for (const id of ids) {
+        void client
+          .query<{ event: { id: string } & Pick<EventRow, 'outcome' | 'lastStatusCode'> }>(EVENT_OUTCOME, { projectId: project.id, id }, { requestPolicy: 'network-only' })
+          .toPromise()
+          .then(({ data }) => data && set((prev) => ({ ...prev, [id]: { outcome: data.event.outcome, lastStatusCode: data.event.lastStatusCode } })));
+      }
+    }, 500);
+  });
 }

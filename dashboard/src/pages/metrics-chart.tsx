@@ -16,6 +16,14 @@ export interface ChartSeries {
   points?: boolean;
 }
 
+/** `14:00`, or `Nov 24 00:00` for the first tick and where the day changes. */
+function timeLabel(seconds: number, previous: number | null): string {
+  const d = new Date(seconds * 1000);
+  const time = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', hour12: false });
+  const sameDay = previous !== null && new Date(previous * 1000).toDateString() === d.toDateString();
+  return sameDay ? time : `${d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })} ${time}`;
+}
+
 export function Chart(props: {
   title: string;
   data: AlignedData;
@@ -37,7 +45,10 @@ export function Chart(props: {
       height,
       scales: { x: { time: !categories }, y: { range: (_u, _min, max) => [0, Math.max(max, 1)] } },
       axes: [
-        categories ? { values: (_u, ticks) => ticks.map((t) => categories[t] ?? ''), splits: () => categories.map((_, i) => i), grid: { show: false } } : {},
+        categories
+          ? { values: (_u, ticks) => ticks.map((t) => categories[t] ?? ''), splits: () => categories.map((_, i) => i), grid: { show: false } }
+          : // Readable time labels: at least 90 px apart, short, the day only where it changes.
+            { space: 90, values: (_u, ticks) => ticks.map((t, i) => timeLabel(t, i === 0 ? null : ticks[i - 1])) },
         { values: (_u, ticks) => ticks.map((t) => format(t)), size: 56 },
       ],
       series: [

@@ -63,7 +63,7 @@ const count = (v: number | null) => (v == null ? '—' : Number.isInteger(v) ? S
 
 export function MetricsPage() {
   const [range, setRange] = useState<Range>('HOUR');
-  // In the URL (`/metrics?endpoint=<id>`), so the endpoint page can link to its own metrics.
+  // In the URL (`/project-metrics?endpoint=<id>`; not `/metrics`, which is the Prometheus endpoint), so the endpoint page can link to its own metrics.
   const [search, setSearch] = useSearchParams();
   const endpointId = search.get('endpoint') ?? '';
   const setEndpointId = (id: string) => setSearch(id ? { endpoint: id } : {}, { replace: true });

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { gql } from 'urql';
-import { Field } from '../components';
+import { Field, JsonView } from '../components';
 import { useProjectQuery } from '../lib/hooks';
 
 /**
@@ -10,6 +10,8 @@ import { useProjectQuery } from '../lib/hooks';
 
 const RECENT_EVENTS = gql`query RecentEvents($projectId: ID) {
   events(projectId: $projectId, limit: 25) { data { id eventType createdAt } } }`;
+
+const EVENT_PAYLOAD = gql`query PreviewEventPayload($projectId: ID, $id: ID!) { event(projectId: $projectId, id: $id) { id payload } }`;
 
 export type PreviewSource = { eventId: string } | { payload: unknown } | { invalid: string };
 
@@ -35,12 +37,24 @@ export function PreviewSourcePicker({ onChange }: { onChange: (source: PreviewSo
           ))}
         </select>
       </Field>
+      {eventId && <StoredInput eventId={eventId} />}
       {!eventId && (
         <Field label="Sample payload (JSON)" field="payload" hint={'invalid' in source ? <span className="field-error">{source.invalid}</span> : undefined}>
           <textarea aria-label="Sample payload" value={sample} onChange={(e) => setSample(e.target.value)} rows={8} spellCheck={false} />
         </Field>
       )}
     </div>
+  );
+}
+
+/** The input pane: the stored event's payload the expression runs against. */
+function StoredInput({ eventId }: { eventId: string }) {
+  const [{ data }] = useProjectQuery<{ event: { payload: unknown } }>(EVENT_PAYLOAD, { id: eventId });
+  return (
+    <section aria-label="Input" data-testid="preview-input">
+      <h2>Input</h2>
+      {data ? <JsonView value={data.event.payload} label="Copy input" /> : <div className="loading">Loading…</div>}
+    </section>
   );
 }
 

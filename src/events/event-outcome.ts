@@ -1,0 +1,95 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
+
+/**
+ * An event's delivery outcome, summarised over its current deliveries (per
+ * destination, the newest one: a replay takes over from what it replays), worst
+ * first. One SQL expression computes it, for the list's column and for its filter,
+ * so what a row shows and what the filter selects cannot disagree (docs/dashboard.md).
+ */
+export const EVENT_OUTCOMES = [
+  'dead_lettered', // a current delivery failed and waits in the dead-letter queue
+  'failed', // a current delivery failed and left the queue without a replay (e.g. retention)
+  'retrying', // a current delivery waits for its next attempt
+  'pending', // not dispatched yet, or a delivery queued for its first attempt
+  'skipped', // a `cli` destination's CLI was away or paused
+  'canceled', // a current delivery was canceled (the others delivered)
+  'delivered', // every current delivery succeeded
+  'no_destination', // dispatched, but no active linked destination took the event
+  'filtered', // the endpoint's filter dropped the event (no delivery)
+] as const;
+export type EventOutcome = (typeof EVENT_OUTCOMES)[number];
+
+/** Response-code classes of the last attempt of a current delivery; `none`: attempted, no HTTP response (network error, timeout). */
+export const RESPONSE_CLASSES = ['2xx', '3xx', '4xx', '5xx', 'none'] as const;
+export type ResponseClass = (typeof RESPONSE_CLASSES)[number];
+
+/** `d` is one of the current deliveries of its event: no newer delivery of the same event and destination. */
+const CURRENT = `not exists (select 1 from deliveries r where r.event_id = d.event_id and r.destination_id = d.destination_id and r.id > d.id)`;
+
+/** The outcome of the event row aliased `e` (a scalar subquery: an aggregate without GROUP BY always yields one row). */
+export const OUTCOME_SQL = `(select case
+    when e.status = 'filtered' then 'filtered'
+    when count(*) = 0 then case when e.dispatched_at is null then 'pending' else 'no_destination' end
+    when bool_or(d.status = 'failed' and d.dead_lettered_at is not null) then 'dead_lettered'
+    when bool_or(d.status = 'failed') then 'failed'
+    when bool_or(d.status = 'retrying') then 'retrying'
+    when bool_or(d.status = 'queued') then 'pending'
+    when bool_or(d.status = 'skipped') then 'skipped'
+    when bool_or(d.status = 'canceled') then 'canceled'
+    else 'delivered' end
+  from deliveries d where d.event_id = e.id and ${CURRENT})`;
+
+/**
+ * A cheap pre-filter for outcomes that need a delivery in a given state: the
+ * planner can drive the search from the (few) matching deliveries instead of
+ * computing the outcome of every event of the project.
+ */
+const PREFILTER: Partial<Record<EventOutcome, string>> = {
+  dead_lettered: `e.id in (select d.event_id from deliveries d where d.project_id = e.project_id and d.dead_lettered_at is not null)`,
+  failed: `e.id in (select d.event_id from deliveries d where d.status = 'failed' and d.project_id = e.project_id)`,
+  retrying: `e.id in (select d.event_id from deliveries d where d.status = 'retrying' and d.project_id = e.project_id)`,
+  skipped: `e.id in (select d.event_id from deliveries d where d.status = 'skipped' and d.project_id = e.project_id)`,
+  canceled: `e.id in (select d.event_id from deliveries d where d.status = 'canceled' and d.project_id = e.project_id)`,
+  filtered: `e.status = 'filtered'`,
+  no_destination: `e.dispatched_at is not null and not exists (select 1 from deliveries d where d.event_id = e.id)`,
+};
+
+/** WHERE fragment (with its bindings) selecting events of the given outcome; the events table is aliased `e`. */
+export function outcomeCondition(outcome: EventOutcome): [string, unknown[]] {
+  const pre = PREFILTER[outcome];
+  return [`${pre ? `${pre} and ` : ''}${OUTCOME_SQL} = ?`, [outcome]];
+}
+
+const CLASS_RANGE: Record<ResponseClass, [number, number]> = { '2xx': [200, 299], '3xx': [300, 399], '4xx': [400, 499], '5xx': [500, 599], none: [0, 0] };
+
+/** WHERE fragment: a current delivery of `e` whose last attempt's response code is in the class (0 stands for no response). */
+export function responseClassCondition(cls: ResponseClass): [string, unknown[]] {
+  return [
+    `exists (select 1 from deliveries d where d.event_id = e.id and ${CURRENT}
+       and (select coalesce(a.status_code, 0) from delivery_attempts a where a.delivery_id = d.id order by a.attempt_number desc limit 1) between ? and ?)`,
+    CLASS_RANGE[cls],
+  ];
+}
+
+export const eventOutcomeFields = {
+  outcome: z.enum(EVENT_OUTCOMES).describe('The deliveries\' outcome summarised, worst first (docs/dashboard.md "Events")'),
+  last_status_code: z.number().int().nullable().describe('Response code of the event\'s most recent attempt (null: none yet, or no HTTP response)'),
+};
+export interface EventOutcomeView {
+  outcome: EventOutcome;
+  last_status_code: number | null;
+}
+
+/** Outcome and last response code of many events of one project, in key order (one query; for pages and DataLoaders). */
+export async function outcomesByEventIds(em: EntityManager, projectId: string, ids: readonly string[]): Promise<EventOutcomeView[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await em.getConnection().getKnex().raw(
+    `select e.id, ${OUTCOME_SQL} as outcome,
+            (select a.status_code from delivery_attempts a where a.event_id = e.id order by a.id desc limit 1) as last_status_code
+       from events e where e.project_id = ? and e.id = any(?::uuid[])`,
+    [projectId, `{${ids.join(',')}}`],
+  );
+  const byId = new Map<string, EventOutcomeView>(rows.map((r: { id: string; outcome: EventOutcome; last_status_code: number | null }) => [r.id, { outcome: r.outcome, last_status_code: r.last_status_code }]));
+  return ids.map((id) => byId.get(id) ?? { outcome: 'pending', last_status_code: null });
+}

