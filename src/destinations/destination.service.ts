@@ -54,6 +54,7 @@ export const createDestinationInput = z.object({
   retry_policy: retryPolicySchema.optional(),
   event_types: eventTypes.optional(),
   is_active: z.boolean().optional(),
+  max_concurrency: z.number({ message: 'must be an integer' }).int().min(1, 'must be 1 to 1000').max(1000, 'must be 1 to 1000').nullable().optional(),
 });
 export type CreateDestinationInput = z.infer<typeof createDestinationInput>;
 
@@ -112,6 +113,7 @@ function applyFields(ctx: ProjectContext, d: Destination, input: Omit<UpdateDest
   if (input.retry_policy !== undefined) d.retryPolicy = input.retry_policy;
   if (input.event_types !== undefined) d.eventTypes = [...new Set(input.event_types)];
   if (input.is_active !== undefined) d.isActive = input.is_active;
+  if (input.max_concurrency !== undefined) d.maxConcurrency = input.max_concurrency;
 }
 
 export function findDestination(ctx: ProjectContext, id: string): Promise<Destination> {

@@ -1,6 +1,7 @@
 import { gql } from 'urql';
 import { Link, useParams } from 'wouter';
 import { Can, ConfirmButton, EmptyState, ErrorMessage, JsonView, KeyValues, Page, StatusBadge, Table, Time } from '../components';
+import { useOnReconnect } from '../lib/connection';
 import { useProjectMutation, useProjectQuery, useProjectSubscription } from '../lib/hooks';
 import type { Attempt, Delivery } from '../lib/types';
 
@@ -51,6 +52,7 @@ export function EventPage() {
   const reload = () => refetch({ requestPolicy: 'network-only' });
   // An attempt recorded or changed: read the deliveries again (statuses, next retry, new replays).
   useProjectSubscription(ATTEMPT_UPDATED, { eventId: id }, reload);
+  useOnReconnect(reload);
   const [replaying, replay] = useProjectMutation(REPLAY);
   const [canceled, cancel] = useProjectMutation(CANCEL);
   const [dlq, replayDeadLetters] = useProjectMutation(REPLAY_DEAD_LETTERS);

@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'react';
 import { gql, useClient } from 'urql';
 import { useLocation } from 'wouter';
-import { EmptyState, ErrorMessage, Page, Pager, StatusBadge, Table, Time } from '../components';
+import { EmptyState, ErrorMessage, LiveIndicator, Page, Pager, StatusBadge, Table, Time } from '../components';
+import { useOnReconnect } from '../lib/connection';
 import { useProjectQuery, useProjectSubscription } from '../lib/hooks';
 import { useWorkspace } from '../lib/session';
 import { EVENT_ROW_FIELDS, type EndpointRef, type EventRow, type Page as ListPage } from '../lib/types';
@@ -76,7 +77,7 @@ export function EventsPage() {
   const [live, setLive] = useState<EventRow[]>([]);
   const [outcomes, setOutcomes] = useState<Record<string, Pick<EventRow, 'outcome' | 'lastStatusCode'>>>({});
   const [, navigate] = useLocation();
-  const [{ data, error, fetching }] = useProjectQuery<{ events: ListPage<EventRow> }>(EVENTS, {
+  const [{ data, error, fetching }, refetch] = useProjectQuery<{ events: ListPage<EventRow> }>(EVENTS, {
     cursor: pager.cursor,
     limit,
     endpointId: filters.endpoint || undefined,
@@ -98,6 +99,11 @@ export function EventsPage() {
     !onFirstPage,
   );
   useOutcomeRefresh(setOutcomes);
+  // Back after a drop: read the page again, so what arrived meanwhile (and outcomes that moved) shows.
+  useOnReconnect(() => {
+    setOutcomes({});
+    refetch({ requestPolicy: 'network-only' });
+  });
 
   const change = (patch: Partial<Filters>) => {
     setUrl({ ...patch, cursors: '' });
@@ -120,9 +126,7 @@ export function EventsPage() {
     <Page
       title="Events"
       actions={
-        <span className="muted" data-testid="live-indicator">
-          {onFirstPage ? '● live' : 'paused on older pages'}
-        </span>
+        <LiveIndicator paused={onFirstPage ? undefined : 'paused on older pages'} />
       }
     >
       <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filters">
