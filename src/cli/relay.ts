@@ -14,10 +14,12 @@ const server = async () => require('./server-commands') as typeof import('./serv
 /* eslint-disable @typescript-eslint/no-require-imports */
 const loginCommands = () => require('./login.command') as typeof import('./login.command');
 const listenCommand = () => require('./listen.command') as typeof import('./listen.command');
+const triggerCommand = () => require('./trigger.command') as typeof import('./trigger.command');
 const dashboardBuild = () => require('./build-dashboard') as typeof import('./build-dashboard');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 const collect = (value: string, previous: string[]) => [...previous, value];
+const CLIENT_COMMANDS = ['login', 'logout', 'whoami', 'listen', 'trigger'];
 
 function program(): Command {
   const relay = new Command('relay')
@@ -83,6 +85,20 @@ function program(): Command {
     .addOption(new Option('--output <format>', 'json: one JSON object per line').choices(['json']))
     .option('--exit-after-disconnect <seconds>', 'exit (code 4) after this long without a connection to the API (default: reconnect forever)')
     .action(async (target: string | undefined, slug: string | undefined, opts) => listenCommand().listen(target, slug, opts));
+  relay
+    .command('trigger')
+    .description("send an event through a source's real ingress, signed with its secret (filters, transforms and listen apply)")
+    .argument('[source_slug]', 'the source (endpoint slug); with --event: default that event\'s source')
+    .option('--payload <file>', 'the JSON body from this file, or - for stdin (default: a small sample)')
+    .option('--type <event_type>', 'sent as X-Event-Type')
+    .option('--header <name:value>', 'add this request header (repeatable)', collect, [])
+    .option('--event <event_id>', "send this stored event's body and headers again, as a new event")
+    .option('--wait', 'wait for the deliveries and print their outcomes (exit 1 if one failed)')
+    .option('--timeout <seconds>', 'with --wait: at most this long (default 30)')
+    .option('--project <project_id>', 'the project (default: your default project)')
+    .addOption(apiUrl())
+    .addOption(profile())
+    .action(async (slug: string | undefined, opts) => triggerCommand().trigger(slug, opts));
   return relay;
 }
 
@@ -98,7 +114,7 @@ function exitWith(err: unknown, command: string | undefined): never {
     process.stderr.write(`configuration error: ${(err as Error).message}\n`);
     process.exit(78);
   }
-  const clientCommand = ['login', 'logout', 'whoami', 'listen'].includes(command ?? '');
+  const clientCommand = CLIENT_COMMANDS.includes(command ?? '');
   if (err instanceof LauncherError || (clientCommand && !process.env.RELAY_DEBUG)) {
     process.stderr.write(`relay: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(1);
@@ -113,6 +129,6 @@ program()
   .parseAsync(argv, { from: 'user' })
   .then(() => {
     // Client commands leave nothing running that should keep the process (keep-alive sockets, stdin).
-    if (['login', 'logout', 'whoami', 'listen'].includes(argv[0] ?? '')) process.exit(0);
+    if (CLIENT_COMMANDS.includes(argv[0] ?? '')) process.exit(0);
   })
   .catch((err) => exitWith(err, argv[0]));

@@ -221,4 +221,50 @@ const record = (into: Received[]) => (req: http.IncomingMessage, res: http.Serve
       empty.cleanup();
     }
   });
+
+  it('relay trigger sends a signed event through the real ingress to a running listen (--payload, --type, --header, --wait, --event)', async () => {
+    const received: Received[] = [];
+    const receiver = http.createServer(record(received));
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-trigger-'));
+    const body = '{ "order": 12345678901234567890, "note": "exact" }';
+    fs.writeFileSync(path.join(dir, 'order.json'), body);
+    try {
+      const since = new Date();
+      term.run('trigger-listen', ['listen', String((receiver.address() as AddressInfo).port), source.slug], env());
+      await term.waitFor('trigger-listen', /Ready! Forwarding/);
+      await waitConnected(since);
+
+      term.run('trigger', ['trigger', source.slug, '--payload', path.join(dir, 'order.json'), '--type', 'order.paid', '--header', 'X-Trace: t1', '--wait'], env());
+      const [, eventId] = await term.waitFor('trigger', /event ([0-9a-f-]{36})\n/);
+      await term.waitFor('trigger', new RegExp(`success\\s+cli:\\S+\\s+\\(1 attempt, delivery [0-9a-f-]+\\)\\s+EXIT=0`));
+      await term.waitFor('trigger-listen', new RegExp(`order\\.paid\\s+${source.slug}\\s+POST /\\s+→\\s+200\\s+\\d+ ms\\s+${eventId}`));
+      const got = received.find((r) => r.headers['x-trace'] === 't1')!;
+      expect(got.body).toBe(body);
+      expect(got.headers['x-event-type']).toBe('order.paid');
+
+      // The same event again: a new event with the same bytes and headers.
+      term.run('again', ['trigger', '--event', eventId, '--wait'], env());
+      const [, againId] = await term.waitFor('again', new RegExp(`event ([0-9a-f-]{36}) \\(again: ${eventId}\\)`));
+      expect(againId).not.toBe(eventId);
+      await term.waitFor('again', /success\s+cli:\S+[\s\S]*EXIT=0/);
+      expect(received.filter((r) => r.body === body && r.headers['x-trace'] === 't1')).toHaveLength(2);
+
+      // stdin, and a body that is not JSON.
+      const piped = runCli(['trigger', source.slug, '--payload', '-'], env(), { stdin: '{"from":"stdin"}' });
+      expect(await piped.exited).toBe(0);
+      expect(piped.stdout()).toMatch(/^event [0-9a-f-]{36}\n$/);
+      const bad = runCli(['trigger', source.slug, '--payload', '-'], env(), { stdin: 'not json' });
+      expect(await bad.exited).toBe(2);
+      expect(bad.stderr()).toMatch(/^relay: the payload is not JSON: /);
+      const unknown = runCli(['trigger', 'no-such-source'], env());
+      expect(await unknown.exited).toBe(5);
+      expect(unknown.stderr()).toMatch(/^relay: trigger failed: .*no-such-source/);
+      term.keys('trigger-listen', 'q');
+      await term.waitFor('trigger-listen', /EXIT=0/);
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
