@@ -27,7 +27,14 @@ function program(): Command {
     .version(relayVersion(), '-V, --version', 'the version of this relay')
     .showHelpAfterError('(relay --help for the commands)')
     .exitOverride();
+  // The standalone CLI package (packages/cli, scripts/build-cli.mjs) is built with RELAY_CLI_EDITION=client.
+  if (process.env.RELAY_CLI_EDITION !== 'client') serviceCommands(relay);
+  clientCommands(relay);
+  return relay;
+}
 
+/** The service's own commands: they need the whole checkout, so the CLI package leaves them out. */
+function serviceCommands(relay: Command): void {
   relay
     .command('start')
     .description('everything in one process: API, GraphQL, worker; starts an embedded PostgreSQL and a Temporal dev server under RELAY_DATA_DIR unless DATABASE_URL / TEMPORAL_ADDRESS are set')
@@ -49,7 +56,10 @@ function program(): Command {
     .argument('[args...]')
     .allowUnknownOption()
     .action(async (name: string, args: string[]) => (await server()).bench(name, args));
+}
 
+/** The developer's commands, talking to a relay API: all the CLI package holds. */
+function clientCommands(relay: Command): void {
   const apiUrl = () => new Option('--api-url <url>', 'the relay API (default: RELAY_API_URL, the one logged in to, or http://localhost:3000)');
   const profile = () => new Option('--profile <name>', 'use this saved login (default: RELAY_PROFILE, else "default")');
   relay
@@ -99,7 +109,6 @@ function program(): Command {
     .addOption(apiUrl())
     .addOption(profile())
     .action(async (slug: string | undefined, opts) => triggerCommand().trigger(slug, opts));
-  return relay;
 }
 
 /** One line on stderr and an exit code; a stack trace only for unexpected errors of the service's commands. */
