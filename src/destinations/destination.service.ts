@@ -29,7 +29,9 @@ function isHttpUrl(value: string): boolean {
   }
 }
 
-const webhookUrl = z.string().max(2048).refine(isHttpUrl, 'must be an absolute http(s) URL');
+// The pattern (OpenAPI) is a safe subset of what isHttpUrl accepts: a named host, an optional port, any path.
+const HTTP_URL = /^[Hh][Tt][Tt][Pp][Ss]?:\/\/(?:[A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*(?::[0-9]{1,4})?(?:[/?#]\S*)?$/;
+const webhookUrl = z.string().max(2048).refine(isHttpUrl, 'must be an absolute http(s) URL').meta({ pattern: HTTP_URL.source });
 const botToken = z.string().trim().min(1).max(500);
 const platformId = z.string().trim().min(1).max(200);
 
