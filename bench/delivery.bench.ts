@@ -21,7 +21,7 @@ import { deliveryWorkflowId } from '../src/temporal/delivery-workflows';
 import { ensureSearchAttributes } from '../src/temporal/ensure-search-attributes';
 import { startRelayWorker } from '../src/worker/worker';
 import { runStops, saveFigures, writeMarkedSection } from './bench-output';
-import { type CpuProfile, startCpuSampler } from './cpu-sampler';
+import { BENCH_PROCESS, type CpuProfile, startCpuSampler } from './cpu-sampler';
 import { freePort } from '../test/support/free-port';
 
 /**
@@ -238,7 +238,7 @@ async function measureEndToEnd(databaseUrl: string, address: string, opts: Opts,
         if (msg) receiver.send(msg);
       });
     const { port } = await ask<{ port: number }>();
-    const processLabels = (pid: number) => (pid === receiver.pid ? 'receiver' : pid === process.pid ? 'relay' : undefined);
+    const processLabels = (pid: number) => (pid === receiver.pid ? 'receiver' : undefined);
 
     const config = loadConfig({
       NODE_ENV: 'development',
@@ -345,7 +345,7 @@ async function measureEndToEnd(databaseUrl: string, address: string, opts: Opts,
         ingest_to_first_attempt_ms: fullSpeed,
         cpu,
         // The relay's own CPU (this process: worker + dispatcher) per delivery, from the sampler.
-        relay_cpu_ms_per_delivery: Math.round((((cpu.percent_of_one_core.relay ?? 0) / 100) * cpu.seconds * 1000 * 10) / opts.events) / 10,
+        relay_cpu_ms_per_delivery: Math.round((((cpu.percent_of_one_core[BENCH_PROCESS] ?? 0) / 100) * cpu.seconds * 1000 * 10) / opts.events) / 10,
         // Starts that asked for eager start and got it (the SDK silently falls back when no workflow-task slot is free).
         eager_starts: { ...eager, share: eager.eager + eager.fallback > 0 ? Math.round((eager.eager / (eager.eager + eager.fallback)) * 1000) / 1000 : null },
       },

@@ -84,8 +84,9 @@ const schema = z.object({
   RELAY_DELIVERY_TIMEOUT_MS: int(100, 300_000).default(30_000),
   /** Capacity and isolation (docs/delivery.md "Capacity and isolation"). Attempts in flight per destination, all workers together. */
   RELAY_DESTINATION_MAX_CONCURRENCY: int(1, 1000).default(10),
-  /** Started deliveries awaiting their first attempt, per destination (the fair dispatcher's window) and in all. */
+  /** Started deliveries awaiting their first attempt, per destination and per project (the fair dispatcher's windows) and in all. */
   RELAY_DISPATCH_DESTINATION_WINDOW: int(1, 10_000).default(32),
+  RELAY_DISPATCH_PROJECT_WINDOW: int(1, 100_000).default(256),
   RELAY_DISPATCH_WINDOW: int(1, 100_000).default(2000),
   /** Circuit breaker: consecutive connection errors or timeouts that open it, first cool-down, longest cool-down. */
   RELAY_CIRCUIT_FAILURE_THRESHOLD: int(1, 1000).default(5),

@@ -14,7 +14,7 @@ import { inEventTrace } from '../telemetry/tracing';
  *    rows and sets `dispatched_at`, in ONE statement;
  * 2. claims deliveries to start FAIRLY: round-robin over destinations, oldest
  *    first within each, at most `perDestinationWindow` started-but-unattempted
- *    deliveries per destination and `maxUnattempted` in all; claiming marks
+ *    deliveries per destination, `perProjectWindow` per project and `maxUnattempted` in all; claiming marks
  *    `workflow_started_at`, in ONE statement. A destination's backlog (slow,
  *    dead, or just large) waits in PostgreSQL, never ahead of anyone else's
  *    deliveries in Temporal's task queue;
@@ -40,6 +40,8 @@ export interface DispatcherOptions {
   maxUnattempted?: number;
   /** The same, per destination (RELAY_DISPATCH_DESTINATION_WINDOW): the fair share of the window. */
   perDestinationWindow?: number;
+  /** The same, per project (RELAY_DISPATCH_PROJECT_WINDOW): a project with many busy destinations cannot fill the window either. */
+  perProjectWindow?: number;
 }
 
 const uuidArray = (ids: readonly string[]) => `{${ids.join(',')}}`;
@@ -88,12 +90,13 @@ export async function fanOutEvents(knex: Knex, batchSize: number): Promise<{ eve
  * destination with unstarted deliveries (found by a skip scan of
  * deliveries_pending_idx) offers its oldest ones (event order), as many as its window has
  * room for; the picks are interleaved (every destination's first, then every
- * second…) and cut at the global window's room. Claiming sets
+ * second…), each project keeps to its own window (so many busy destinations of
+ * one project cannot fill the global one), and the lot is cut at the global window's room. Claiming sets
  * `workflow_started_at`. ONE statement.
  */
 export async function claimDeliveriesToStart(
   knex: Knex,
-  opts: { batchSize: number; perDestinationWindow: number; maxUnattempted: number },
+  opts: { batchSize: number; perDestinationWindow: number; perProjectWindow: number; maxUnattempted: number },
 ): Promise<{ deliveries: DeliveryToStart[]; waiting: number }> {
   const { rows } = await knex.raw(
     `with recursive dests as (
@@ -107,19 +110,27 @@ export async function claimDeliveriesToStart(
        select least(?::int, ?::int - (select count(*) from (
          select 1 from deliveries where status = 'queued' and workflow_started_at > now() - make_interval(secs => ${UNATTEMPTED_WINDOW_SECONDS}) limit ?) started))::int as n
      ), offered as (
-       select c.id, c.event_id, row_number() over (partition by c.destination_id order by c.event_id) as turn
+       select c.id, c.event_id, c.project_id, row_number() over (partition by c.destination_id order by c.event_id) as turn
          from dests
         cross join lateral (
           select ?::int - count(*)::int as free from deliveries s
            where s.destination_id = dests.destination_id and s.status = 'queued'
              and s.workflow_started_at > now() - make_interval(secs => ${UNATTEMPTED_WINDOW_SECONDS})) w
         cross join lateral (
-          select d.id, d.destination_id, d.event_id from deliveries d
+          select d.id, d.destination_id, d.event_id, d.project_id from deliveries d
            where d.destination_id = dests.destination_id and d.status = 'queued' and d.workflow_started_at is null
            order by d.event_id limit greatest(w.free, 0) for update skip locked) c
         where dests.destination_id is not null
+     ), project_room as (
+       select o.project_id, ?::int - (select count(*)::int from deliveries s
+          where s.project_id = o.project_id and s.status = 'queued'
+            and s.workflow_started_at > now() - make_interval(secs => ${UNATTEMPTED_WINDOW_SECONDS})) as free
+         from (select distinct project_id from offered) o
+     ), fair as (
+       select o.id, o.event_id, o.turn, row_number() over (partition by o.project_id order by o.turn, o.event_id) as project_turn, r.free as project_free
+         from offered o join project_room r on r.project_id = o.project_id
      ), picked as (
-       select id from offered order by turn, event_id limit greatest((select n from room), 0)
+       select id from fair where project_turn <= project_free order by turn, event_id limit greatest((select n from room), 0)
      ), marked as (
        update deliveries set workflow_started_at = now() from picked where deliveries.id = picked.id
        returning deliveries.id, deliveries.event_id, deliveries.destination_id, deliveries.project_id, deliveries.endpoint_id
@@ -130,7 +141,7 @@ export async function claimDeliveriesToStart(
          select m.id, m.event_id, m.destination_id, m.project_id, e.event_type, ep.slug as endpoint_slug
            from marked m join events e on e.id = m.event_id join webhook_endpoints ep on ep.id = m.endpoint_id) s on true
       order by s.id`,
-    [opts.batchSize, opts.maxUnattempted, opts.maxUnattempted, opts.perDestinationWindow],
+    [opts.batchSize, opts.maxUnattempted, opts.maxUnattempted, opts.perDestinationWindow, opts.perProjectWindow],
   );
   return { deliveries: rows.filter((r: { id: string | null }) => r.id).map(toDeliveryToStart), waiting: rows[0]?.waiting ?? 0 };
 }
@@ -247,6 +258,7 @@ export class DeliveryDispatcher {
       startTimeoutMs: opts.startTimeoutMs ?? 5000,
       maxUnattempted: opts.maxUnattempted ?? deps.config.RELAY_DISPATCH_WINDOW,
       perDestinationWindow: opts.perDestinationWindow ?? deps.config.RELAY_DISPATCH_DESTINATION_WINDOW,
+      perProjectWindow: opts.perProjectWindow ?? deps.config.RELAY_DISPATCH_PROJECT_WINDOW,
     };
   }
 

@@ -212,4 +212,31 @@ describe('fair dispatch', () => {
       await t.close();
     }
   }, 90_000);
+
+  it("a project's many busy destinations together keep to the project's window", async () => {
+    const t = await createTestContainer();
+    const dispatcher = new DeliveryDispatcher(t.container, { pollIntervalMs: 50, perDestinationWindow: 3, perProjectWindow: 4, maxUnattempted: 100 });
+    const receiver = await startReceiver();
+    try {
+      const busy = await createScene(t.container);
+      for (let d = 0; d < 3; d++) await busy.destination(`${receiver.url}/busy-${d}`);
+      for (let i = 0; i < 10; i++) await insertEvent(t.container, busy.endpoint, { payload: { n: i } });
+      const other = await createScene(t.container);
+      await other.destination(`${receiver.url}/other`);
+      const otherEvent = await insertEvent(t.container, other.endpoint);
+      await dispatcher.start();
+      const started = async (projectId: string) =>
+        (await sql(t.container, 'select id from deliveries where project_id = ? and workflow_started_at is not null', [projectId])).length;
+      await until(async () => (await started(other.project.id)) === 1);
+      await until(async () => (await started(busy.project.id)) >= 4);
+      await new Promise((r) => setTimeout(r, 500));
+      // Three destinations × a window of 3 would be 9: the project's window holds it to 4.
+      expect(await started(busy.project.id)).toBe(4);
+      expect((await sql<{ event_id: string }>(t.container, 'select event_id from deliveries where project_id = ?', [other.project.id]))[0].event_id).toBe(otherEvent);
+    } finally {
+      await dispatcher.stop();
+      await receiver.close();
+      await t.close();
+    }
+  }, 60_000);
 });

@@ -1,11 +1,12 @@
 import { useEffect, useRef, useState } from 'react';
 import { gql, useClient } from 'urql';
 import { useLocation } from 'wouter';
-import { EmptyState, ErrorMessage, LiveIndicator, Page, Pager, StatusBadge, Table, Time } from '../components';
+import { Can, EmptyState, ErrorMessage, LiveIndicator, Page, Pager, StatusBadge, Table, Time } from '../components';
 import { useOnReconnect } from '../lib/connection';
 import { useProjectQuery, useProjectSubscription } from '../lib/hooks';
 import { useWorkspace } from '../lib/session';
 import { EVENT_ROW_FIELDS, type EndpointRef, type EventRow, type Page as ListPage } from '../lib/types';
+import { type BulkFilter, BulkActionPanel } from './bulk-action';
 import { isoToLocalInput, localInputToIso, urlCursorPager, useUrlState } from '../lib/url-state';
 
 const EVENTS = gql`
@@ -121,6 +122,7 @@ export function EventsPage() {
   const rows = [...liveRows, ...fetched].map((e) => ({ ...e, ...outcomes[e.id] }));
   const freshIds = new Set(liveRows.map((e) => e.id));
   const filtered = KEYS.some((k) => k !== 'limit' && k !== 'cursors' && filters[k]);
+  const [bulk, setBulk] = useState(false);
 
   return (
     <Page
@@ -160,6 +162,15 @@ export function EventsPage() {
           </button>
         )}
       </form>
+      <Can permission="write">
+        {bulk ? (
+          <BulkActionPanel kind="retry" filter={bulkFilterOf(filters)} onClose={() => setBulk(false)} onDone={() => refetch({ requestPolicy: 'network-only' })} />
+        ) : (
+          <button type="button" className="small" onClick={() => setBulk(true)}>
+            Retry matching deliveries…
+          </button>
+        )}
+      </Can>
       <ErrorMessage error={error} />
       <Table
         label="Events"
@@ -188,6 +199,19 @@ export function EventsPage() {
       <Pager pager={pager} nextCursor={data?.events.nextCursor} />
     </Page>
   );
+}
+
+/** The bulk retry of what the list shows: its destination, endpoint, type and time filters; the outcome picks the delivery status. */
+function bulkFilterOf(f: Filters): BulkFilter {
+  const status = ({ delivered: 'success', canceled: 'canceled', skipped: 'skipped' } as Record<string, string>)[f.outcome] ?? 'failed';
+  return {
+    status,
+    destinationId: f.destination || undefined,
+    endpointId: f.endpoint || undefined,
+    eventTypePrefix: f.type || undefined,
+    createdAfter: f.after || undefined,
+    createdBefore: f.before || undefined,
+  };
 }
 
 function Select(props: { label: string; value: string; onChange: (value: string) => void; options?: [string, string][]; any?: string }) {
