@@ -1,15 +1,13 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { uuidv7 } from '../src/common/ids';
-import { SecretBox } from '../src/common/secret-box';
 import { createOrm, migrate } from '../src/db/orm';
 import { startBenchPostgres } from './bench-database';
-import { findTemporalCli, startTemporalDevServer } from '../src/launcher/temporal';
-import { freePort } from '../test/support/free-port';
+import { benchRelayEnv, startBenchTemporal, startRelayProcesses } from './bench-stack';
 
 /**
  * `npm run bench:soak [-- --minutes 30 --rate 300 --sample-seconds 30 --heap-snapshots DIR]`
@@ -85,15 +83,6 @@ function rssBytes(pid: number): number {
   return kb ? Number(kb[1]) * 1024 : NaN;
 }
 
-async function waitReady(baseUrl: string, child: ChildProcess, what: string): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}`);
-    if (await fetch(`${baseUrl}/readyz`).then((r) => r.ok, () => false)) return;
-    await sleep(100);
-  }
-  throw new Error(`${what} did not become ready`);
-}
-
 export async function main(args: string[]): Promise<void> {
   const opts = parseArgs(args);
   const stops: Array<() => Promise<unknown> | unknown> = [];
@@ -103,17 +92,7 @@ export async function main(args: string[]): Promise<void> {
     await migrate(orm);
     const knex = orm.em.getConnection().getKnex();
     stops.push(() => orm.close());
-    // The dev server's SQLite file on tmpfs when there is one (as bench:delivery does): this disk's fsync latency is not what is measured.
-    const shm = fs.existsSync('/dev/shm') ? fs.mkdtempSync('/dev/shm/relay-bench-soak-') : null;
-    if (shm) stops.push(() => fs.rmSync(shm, { recursive: true, force: true }));
-    const temporal = await startTemporalDevServer({
-      cliPath: findTemporalCli(process.env.TEMPORAL_CLI_PATH),
-      dbFile: path.join(shm ?? dataDir, 'temporal.db'),
-      port: await freePort(),
-      uiPort: await freePort(),
-      namespace: 'default',
-    });
-    stops.push(() => temporal.stop());
+    const temporal = await startBenchTemporal('soak', stops, dataDir);
 
     const receiver = spawn(process.execPath, ['-e', RECEIVER], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     stops.push(() => receiver.kill());
@@ -124,8 +103,7 @@ export async function main(args: string[]): Promise<void> {
       });
     const { port: receiverPort } = await ask<{ port: number }>(false);
 
-    const keys = `bench:${randomBytes(32).toString('base64')}`;
-    const box = new SecretBox([{ id: 'bench', key: Buffer.from(keys.split(':')[1], 'base64') }]);
+    const { env, box } = benchRelayEnv('soak', { databaseUrl, temporalUrl: temporal.url, dataDir });
     const secret = `whsec_${randomBytes(24).toString('hex')}`;
     const slug = `soak-${randomBytes(4).toString('hex')}`;
     const [org, user, project, endpoint, destination] = [uuidv7(), uuidv7(), uuidv7(), uuidv7(), uuidv7()];
@@ -138,32 +116,9 @@ export async function main(args: string[]): Promise<void> {
     ]);
     await knex.raw('insert into endpoint_destinations (id, endpoint_id, destination_id) values (?, ?, ?)', [uuidv7(), endpoint, destination]);
 
-    const env = {
-      ...process.env,
-      NODE_ENV: 'development',
-      LOG_LEVEL: 'warn',
-      HOST: '127.0.0.1',
-      DATABASE_URL: databaseUrl,
-      TEMPORAL_ADDRESS: temporal.url,
-      TEMPORAL_TASK_QUEUE: `soak-${randomBytes(3).toString('hex')}`,
-      RELAY_DATA_DIR: dataDir,
-      RELAY_ENCRYPTION_KEYS: keys,
-      RELAY_JWT_SECRET: randomBytes(32).toString('hex'),
-    };
     const nodeFlags = opts.heapSnapshots ? [`--heapsnapshot-signal=SIGUSR2`, `--diagnostic-dir=${path.resolve(opts.heapSnapshots)}`] : [];
     if (opts.heapSnapshots) fs.mkdirSync(opts.heapSnapshots, { recursive: true });
-    const processes: Record<'api' | 'worker', { child: ChildProcess; baseUrl: string }> = {} as never;
-    for (const command of ['api', 'worker'] as const) {
-      const port = await freePort();
-      const child = spawn(process.execPath, [...nodeFlags, path.join(REPO, 'bin', 'relay.js'), command], { cwd: REPO, env: { ...env, PORT: String(port) }, stdio: ['ignore', 'inherit', 'inherit'] });
-      stops.push(() => {
-        if (child.exitCode !== null) return undefined;
-        child.kill('SIGINT');
-        return new Promise((r) => child.once('exit', r));
-      });
-      processes[command] = { child, baseUrl: `http://127.0.0.1:${port}` };
-    }
-    await waitReady(processes.api.baseUrl, processes.api.child, 'relay api');
+    const processes = await startRelayProcesses(env, stops, { nodeFlags });
     // The worker serves no HTTP: it is ready when the first delivery arrives (below).
 
     // Steady load: every 100 ms a tick sends rate/10 signed requests over a bounded keep-alive pool.

@@ -1,19 +1,15 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { issueAccessToken } from '../src/auth/tokens';
 import { uuidv7 } from '../src/common/ids';
-import { SecretBox } from '../src/common/secret-box';
 import { loadConfig } from '../src/config/config';
 import { createOrm, migrate } from '../src/db/orm';
 import { startBenchPostgres } from './bench-database';
-import { findTemporalCli, startTemporalDevServer } from '../src/launcher/temporal';
-import { freePort } from '../test/support/free-port';
 import { runStops, saveFigures, writeMarkedSection } from './bench-output';
+import { benchRelayEnv, startBenchTemporal, startRelayProcesses } from './bench-stack';
 
 /**
  * The `listen` tunnel's overhead: `relay api` and `relay worker` as separate
@@ -29,15 +25,6 @@ const RESULTS = path.join(REPO, 'bench', 'results', 'tunnel.json');
 const DOC = path.join(REPO, 'docs', 'benchmarks.md');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function waitReady(baseUrl: string, child: ChildProcess): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (child.exitCode !== null) throw new Error(`relay api exited with ${child.exitCode}`);
-    if (await fetch(`${baseUrl}/readyz`).then((r) => r.ok, () => false)) return;
-    await sleep(100);
-  }
-  throw new Error('relay api did not become ready');
-}
-
 const percentile = (sorted: number[], p: number) => Number(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))].toFixed(1));
 
 export async function main(args: string[]): Promise<void> {
@@ -51,18 +38,9 @@ export async function main(args: string[]): Promise<void> {
     await migrate(orm);
     stops.push(() => orm.close());
     const knex = orm.em.getConnection().getKnex();
-    const temporal = await startTemporalDevServer({
-      cliPath: findTemporalCli(process.env.TEMPORAL_CLI_PATH),
-      dbFile: path.join(fs.existsSync('/dev/shm') ? fs.mkdtempSync('/dev/shm/relay-bench-tunnel-') : dataDir, 'temporal.db'),
-      port: await freePort(),
-      uiPort: await freePort(),
-      namespace: 'default',
-    });
-    stops.push(() => temporal.stop());
+    const temporal = await startBenchTemporal('tunnel', stops, dataDir);
 
-    const keys = `bench:${randomBytes(32).toString('base64')}`;
-    const jwtSecret = randomBytes(32).toString('hex');
-    const box = new SecretBox([{ id: 'bench', key: Buffer.from(keys.split(':')[1], 'base64') }]);
+    const { env, box } = benchRelayEnv('tunnel', { databaseUrl, temporalUrl: temporal.url, dataDir });
     const secret = `whsec_${randomBytes(24).toString('hex')}`;
     const slug = `tunnel-${randomBytes(4).toString('hex')}`;
     const [org, user, project, endpoint] = [uuidv7(), uuidv7(), uuidv7(), uuidv7()];
@@ -72,32 +50,7 @@ export async function main(args: string[]): Promise<void> {
     await knex.raw('insert into projects (id, organization_id, user_id, name, slug) values (?, ?, ?, ?, ?)', [project, org, user, 'Tunnel', slug]);
     await knex.raw('insert into webhook_endpoints (id, project_id, name, slug, signing_secret_enc) values (?, ?, ?, ?, ?)', [endpoint, project, 'Tunnel', slug, box.seal(secret)]);
 
-    const env = {
-      ...process.env,
-      NODE_ENV: 'development',
-      LOG_LEVEL: 'warn',
-      HOST: '127.0.0.1',
-      DATABASE_URL: databaseUrl,
-      TEMPORAL_ADDRESS: temporal.url,
-      TEMPORAL_TASK_QUEUE: `tunnel-${randomBytes(3).toString('hex')}`,
-      RELAY_DATA_DIR: dataDir,
-      RELAY_ENCRYPTION_KEYS: keys,
-      RELAY_JWT_SECRET: jwtSecret,
-    };
-    let baseUrl = '';
-    for (const command of ['api', 'worker'] as const) {
-      const port = await freePort();
-      const child = spawn(process.execPath, [path.join(REPO, 'bin', 'relay.js'), command], { cwd: REPO, env: { ...env, PORT: String(port) }, stdio: ['ignore', 'inherit', 'inherit'] });
-      stops.push(() => {
-        if (child.exitCode !== null) return undefined;
-        child.kill('SIGINT');
-        return new Promise((r) => child.once('exit', r));
-      });
-      if (command === 'api') {
-        baseUrl = `http://127.0.0.1:${port}`;
-        await waitReady(baseUrl, child);
-      }
-    }
+    const baseUrl = (await startRelayProcesses(env, stops)).api.baseUrl;
 
     const { token } = await issueAccessToken(loadConfig({ ...env, NODE_ENV: 'development' }), user);
     const gql = async (query: string, variables: Record<string, unknown>) => {
