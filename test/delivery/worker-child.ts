@@ -16,7 +16,7 @@ export interface WorkerChild {
  * way production runs it, so that a test can kill -9 it. Resolves once it logs
  * that it is running.
  */
-export async function startWorkerChild(opts: { databaseUrl: string; taskQueue: string; temporalAddress?: string }): Promise<WorkerChild> {
+export async function startWorkerChild(opts: { databaseUrl: string; taskQueue: string; temporalAddress?: string; env?: Record<string, string> }): Promise<WorkerChild> {
   const child = spawn(process.execPath, [path.join(REPO, 'bin', 'relay.js'), 'worker'], {
     cwd: REPO,
     env: {
@@ -27,6 +27,7 @@ export async function startWorkerChild(opts: { databaseUrl: string; taskQueue: s
       TEMPORAL_ADDRESS: opts.temporalAddress ?? process.env.TEMPORAL_ADDRESS,
       TEMPORAL_TASK_QUEUE: opts.taskQueue,
       ...TEST_SECRETS,
+      ...opts.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
