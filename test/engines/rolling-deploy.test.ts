@@ -28,7 +28,7 @@ describe('a rolling deploy under traffic', () => {
       container,
       databaseUrl: db.url,
       rate: 10,
-      seconds: 40,
+      seconds: 20,
       drainDelayMs: 1500,
       healthCheckMs: 200,
       log: (line) => lines.push(line),

@@ -17,7 +17,7 @@ import { uniqueTaskQueue } from './test-env';
 export interface RollingOptions {
   container: AppContainer;
   databaseUrl: string;
-  /** Webhooks per second, for `seconds`. */
+  /** Webhooks per second, for `seconds` and at least until the last replacement is ready (plus a second). */
   rate: number;
   seconds: number;
   /** The API's RELAY_DRAIN_DELAY_MS: longer than the balancer's health-check period. */
@@ -144,8 +144,9 @@ export async function runRollingDeploy(opts: RollingOptions): Promise<RollingRes
   // The traffic: `rate` requests per second, paced against the clock.
   const t0 = performance.now();
   const total = Math.round(opts.rate * opts.seconds);
+  let rolled = false;
   const traffic = (async () => {
-    while (next < total) {
+    while (next < total || !rolled) {
       const due = t0 + (next * 1000) / opts.rate;
       const wait = due - performance.now();
       if (wait > 0) await sleep(wait);
@@ -156,7 +157,7 @@ export async function runRollingDeploy(opts: RollingOptions): Promise<RollingRes
 
   // The rolling deploy: each process in turn, SIGTERM, exit, replacement ready.
   await sleep(Math.min(3000, (opts.seconds * 1000) / 10));
-  const stepPause = Math.max(1000, (opts.seconds * 1000) / 8);
+  const stepPause = Math.min(5000, Math.max(1000, (opts.seconds * 1000) / 8));
   for (const i of [0, 1]) {
     const slot = apis[i];
     const t = performance.now();
@@ -185,6 +186,8 @@ export async function runRollingDeploy(opts: RollingOptions): Promise<RollingRes
     result.restarts.push({ process: `worker-${i + 1}`, exitCode, stopMs: Math.round(stopMs), replacementReadyMs: Math.round(performance.now() - t) });
     await sleep(stepPause);
   }
+  await sleep(1000);
+  rolled = true;
   await traffic;
   await Promise.all([...inFlight]);
   const trafficEnd = performance.now();
