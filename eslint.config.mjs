@@ -5,7 +5,7 @@ import { builtinModules } from 'node:module';
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'dashboard/dist/', 'coverage/', '.relay/', 'workflow-bundle.js', 'migrations/'] },
+  { ignores: ['node_modules/', 'dist/', 'dashboard/dist/', 'packages/cli/dist/', 'coverage/', '.relay/', 'workflow-bundle.js', 'migrations/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,53 +1,123 @@
 import { sendAttempt } from '../src/deliveries/attempt-pipeline';
 import {
+  type AttemptContext,
   type AttemptOutcome,
   loadAttemptContext,
   markDeliveryCanceled,
   outcomeOfStoredAttempt,
   recordAttempt,
+  releaseLease,
 } from '../src/deliveries/attempt-store';
-import { decideAttempt, normalizeRetryPolicy } from '../src/deliveries/retry-schedule';
+import { admissionAction } from '../src/deliveries/admission';
+import { circuitReachability, logCircuitTransition } from '../src/deliveries/circuit';
+import { decideAttempt, normalizeRetryPolicy, scheduleDeadline } from '../src/deliveries/retry-schedule';
 import { withSpan } from '../src/telemetry/tracing';
-import { deliveryAttempts, deliveryFirstAttemptSeconds, deliveryRetriesScheduled, deliverySendSeconds } from '../src/metrics/metrics';
+import { deliveryAttempts, deliveryDeferrals, deliveryFirstAttemptSeconds, deliveryRetriesScheduled, deliverySendSeconds } from '../src/metrics/metrics';
 import { PlatformCooldowns } from '../src/sending/platform-cooldowns';
+import { notSent, type SendResult } from '../src/sending/send-result';
 import { CliForwarder } from '../src/cli-sessions/cli-forwarder';
 import type { ActivityDeps } from './deps';
 
 export type { AttemptOutcome } from '../src/deliveries/attempt-store';
 
+/** A lease outlives its attempt's longest possible run (send limit, a CLI session's delay, margin) so a crashed worker's leases expire. */
+const LEASE_MARGIN_SECONDS = 30;
+
 export function createDeliveryActivities(deps: ActivityDeps) {
   const knex = () => deps.orm.em.getConnection().getKnex();
+  const { config } = deps;
   const cooldowns = new PlatformCooldowns(deps.orm);
   const cliForwarder = new CliForwarder(deps);
+  const admissionRequest = {
+    defaultLimit: config.RELAY_DESTINATION_MAX_CONCURRENCY,
+    leaseSeconds: config.RELAY_DELIVERY_TIMEOUT_MS / 1000 + LEASE_MARGIN_SECONDS,
+  };
+  const circuitSettings = {
+    threshold: config.RELAY_CIRCUIT_FAILURE_THRESHOLD,
+    cooldownSeconds: config.RELAY_CIRCUIT_COOLDOWN_SECONDS,
+    maxCooldownSeconds: config.RELAY_CIRCUIT_MAX_COOLDOWN_SECONDS,
+  };
+
+  /** Decides what one send means for the delivery and records it (releasing the lease and updating the circuit in the same statement). */
+  async function finish(ctx: AttemptContext, attemptNumber: number, result: SendResult): Promise<AttemptOutcome> {
+    const decision = decideAttempt(result, attemptNumber, normalizeRetryPolicy(ctx.destination.retryPolicy));
+    const labels = { destination_type: ctx.destination.type };
+    deliveryAttempts.inc({ ...labels, outcome: decision.kind });
+    deliverySendSeconds.observe(labels, result.latencyMs / 1000);
+    if (decision.kind === 'rate_limited') {
+      await releaseLease(knex(), ctx.deliveryId);
+      return decision;
+    }
+    const nextRetryAt = decision.kind === 'retrying' ? new Date(Date.now() + decision.delayMs) : null;
+    const { circuitTransition, ...outcome } = await recordAttempt(knex(), {
+      ctx,
+      attemptNumber,
+      status: decision.kind,
+      nextRetryAt,
+      result,
+      circuit: { reachable: circuitReachability(result), ...circuitSettings },
+    });
+    if (circuitTransition) logCircuitTransition(deps.log, ctx.destination, circuitTransition, result.error);
+    if (outcome.kind === 'retrying') deliveryRetriesScheduled.inc(labels);
+    if (attemptNumber === 1) deliveryFirstAttemptSeconds.observe(labels, (Date.now() - ctx.receivedAt.getTime()) / 1000);
+    return outcome;
+  }
 
   return {
     /**
-     * Attempt n of a delivery: route, transform, render, send, record. Idempotent
-     * per (delivery, attempt number): run again after a crash it returns what
-     * was recorded instead of sending twice (a send whose record was lost is
-     * sent again: delivery is at least once, RULINGS.md §30).
+     * Attempt n of a delivery: admission (the destination's max_concurrency and
+     * circuit breaker), route, transform, render, send, record. Idempotent per
+     * (delivery, attempt number): run again after a crash it returns what was
+     * recorded instead of sending twice (a send whose record was lost is sent
+     * again: delivery is at least once, RULINGS.md §30). A throttled or deferred
+     * attempt sends and records nothing: the workflow waits on a timer and asks
+     * again with the same attempt number (`waitRound` counts those refusals).
      */
-    async attemptDelivery(input: { deliveryId: string; attemptNumber: number }): Promise<AttemptOutcome> {
+    async attemptDelivery(input: { deliveryId: string; attemptNumber: number; waitRound?: number }): Promise<AttemptOutcome> {
       const { deliveryId, attemptNumber } = input;
-      const ctx = await loadAttemptContext(knex(), deliveryId, attemptNumber);
+      const ctx = await loadAttemptContext(knex(), deliveryId, attemptNumber, admissionRequest);
       if (!ctx) return { kind: 'gone' };
       if (ctx.storedAttempt) return outcomeOfStoredAttempt(ctx.storedAttempt, Date.now());
       if (ctx.status === 'canceled') return { kind: 'canceled' };
-      if (ctx.status === 'success' || ctx.status === 'failed') return { kind: ctx.status };
+      if (ctx.status === 'success' || ctx.status === 'failed' || ctx.status === 'skipped') return { kind: ctx.status };
+
+      const action = admissionAction(ctx.admission ?? { verdict: 'admitted', retryAt: null }, {
+        now: Date.now(),
+        deadline: scheduleDeadline(ctx.createdAt, normalizeRetryPolicy(ctx.destination.retryPolicy)),
+        waitRound: input.waitRound ?? 0,
+        random: Math.random,
+      });
+      const labels = { destination_type: ctx.destination.type };
+      switch (action.kind) {
+        case 'throttled':
+        case 'deferred':
+          deliveryDeferrals.inc({ ...labels, reason: action.kind });
+          return action;
+        case 'expired':
+          // The circuit stayed open past the retry schedule's end: dead-lettered without a send (never immortal).
+          return finish(ctx, attemptNumber, notSent(ctx.payload, 'circuit open: the destination stayed unreachable until the retry schedule ended', { permanent: true }));
+        case 'send':
+          break;
+      }
 
       const result = await withSpan('relay.send', { 'relay.delivery_id': deliveryId, 'relay.destination_type': ctx.destination.type }, () =>
         sendAttempt(ctx, { ...deps, cooldowns, cliForwarder, knex: knex() }),
       );
-      const decision = decideAttempt(result, attemptNumber, normalizeRetryPolicy(ctx.destination.retryPolicy));
-      const labels = { destination_type: ctx.destination.type };
-      deliveryAttempts.inc({ ...labels, outcome: decision.kind });
-      deliverySendSeconds.observe(labels, result.latencyMs / 1000);
-      if (decision.kind === 'rate_limited') return decision;
-      const nextRetryAt = decision.kind === 'retrying' ? new Date(Date.now() + decision.delayMs) : null;
-      const outcome = await recordAttempt(knex(), { ctx, attemptNumber, status: decision.kind, nextRetryAt, result });
-      if (outcome.kind === 'retrying') deliveryRetriesScheduled.inc(labels);
-      if (attemptNumber === 1) deliveryFirstAttemptSeconds.observe(labels, (Date.now() - ctx.receivedAt.getTime()) / 1000);
-      return outcome;
+      if ('forwardId' in result) return { kind: 'awaiting_cli', forwardId: result.forwardId, waitMs: result.waitMs };
+      return finish(ctx, attemptNumber, result);
+    },
+
+    /**
+     * Completes a `cli` attempt after the workflow's wait (the CLI's answer
+     * signalled, or the wait ran out): takes the answer and records the attempt.
+     * Idempotent: a second run finds the attempt recorded.
+     */
+    async completeCliAttempt(input: { deliveryId: string; attemptNumber: number; forwardId: string; waitMs: number }): Promise<AttemptOutcome> {
+      const ctx = await loadAttemptContext(knex(), input.deliveryId, input.attemptNumber);
+      if (!ctx) return { kind: 'gone' };
+      if (ctx.storedAttempt) return outcomeOfStoredAttempt(ctx.storedAttempt, Date.now());
+      const result = (await cliForwarder.collect(input.forwardId, input.waitMs)) ?? notSent(ctx.payload, 'the CLI forward was lost before its answer was read');
+      return finish(ctx, input.attemptNumber, result);
     },
 
     /** Records a cancel that reached the workflow (API signal, or Temporal UI/CLI cancel). Idempotent. */

@@ -68,6 +68,9 @@ export interface CpuProfile {
  * Samples CPU use over a measured span, by process tree: shows whether Temporal,
  * PostgreSQL or the relay's own process bounds a run (the same figures `pidstat` gives).
  */
+/** The label of this bench process itself (the relay worker + dispatcher when the bench runs them in-process). */
+export const BENCH_PROCESS = 'bench process (relay worker + dispatcher)';
+
 export function startCpuSampler(labels: (pid: number, comm: string) => string | undefined = () => undefined): () => CpuProfile {
   const started = performance.now();
   const before = treeTicks();
@@ -75,7 +78,7 @@ export function startCpuSampler(labels: (pid: number, comm: string) => string | 
     const after = treeTicks();
     const seconds = (performance.now() - started) / 1000;
     const pct = (ticks: number) => Math.round((ticks / TICKS / seconds) * 1000) / 10;
-    const percent: Record<string, number> = { 'bench process (relay worker + dispatcher)': pct(after.self - before.self) };
+    const percent: Record<string, number> = { [BENCH_PROCESS]: pct(after.self - before.self) };
     for (const [pid, entry] of after.children) {
       const used = entry.ticks - (before.children.get(pid)?.ticks ?? 0);
       if (used <= 0) continue;

@@ -19,7 +19,12 @@ import { hmacHex } from '../test/support/ingress-helpers';
 import { runStops, saveFigures, writeMarkedSection } from './bench-output';
 
 /**
- * `npm run bench:scaling [-- --events 2000 --workers 1,2 --targets dev,server --shards 4]`
+ * `npm run bench:scaling [-- --events 2000 --workers 1,2 --targets dev,server --shards 4] [--cpus 1,2]`
+ *
+ * With `--cpus 1,2`: the whole run once per count, every process of the stack (PostgreSQL, Temporal,
+ * the relay processes, the receiver) pinned to that many cores with `taskset` (children inherit the
+ * affinity): how delivery scales with cores. Its figures go to bench/results/scaling-cpus.json and the
+ * `scaling-cpus` section of docs/scaling.md.
  *
  * The production shape on one machine, for each Temporal target (the dev server as
  * the launcher starts it; a real `temporal-server` on PostgreSQL with N history shards):
@@ -91,7 +96,43 @@ async function waitForPollers(address: string, taskQueue: string, count: number)
   }
 }
 
+/** `--cpus 1,2`: runs this bench once per core count under `taskset`, each writing its figures to `--out`. */
+async function mainPinned(args: string[], counts: number[]): Promise<void> {
+  const rest = args.filter((a, i) => a !== '--cpus' && args[i - 1] !== '--cpus');
+  const rows: Array<{ cpus: number; results: Record<string, { temporal: string; end_to_end: RunFigures[] }> }> = [];
+  for (const n of counts) {
+    if (!Number.isInteger(n) || n < 1 || n > os.cpus().length) throw new Error(`--cpus: ${n} is not a core count of this machine (1 to ${os.cpus().length})`);
+    const out = path.join(os.tmpdir(), `relay-scaling-cpus-${n}-${process.pid}.json`);
+    process.stderr.write(`scaling bench: pinned to ${n} core(s)\n`);
+    const child = spawn('taskset', ['-c', n === 1 ? '0' : `0-${n - 1}`, process.execPath, RELAY, 'bench', 'scaling', ...rest, '--out', out], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    if (code !== 0) throw new Error(`scaling bench pinned to ${n} core(s) exited with ${code}`);
+    rows.push({ cpus: n, results: JSON.parse(fs.readFileSync(out, 'utf8')).results });
+    fs.rmSync(out, { force: true });
+  }
+  const figures = { date: new Date().toISOString(), machine: { cpus: os.cpus().length, node: process.version, load_average_1m_at_end: Number(os.loadavg()[0].toFixed(1)) }, rows };
+  saveFigures(path.join(REPO, 'bench', 'results', 'scaling-cpus.json'), figures);
+  const table = rows.flatMap((r) =>
+    Object.values(r.results).flatMap((t) => t.end_to_end.map((run) => `| ${r.cpus} | ${t.temporal} | ${run.workers} | ${run.deliveries_per_second} |`)),
+  );
+  writeMarkedSection(
+    DOC,
+    'scaling-cpus',
+    [
+      `Measured by \`npm run bench:scaling -- --cpus ${counts.join(',')}\` on ${figures.date.slice(0, 16).replace('T', ' ')} UTC (1-minute load ${figures.machine.load_average_1m_at_end} at the end): the whole stack pinned with \`taskset\` to the first N cores.`,
+      '',
+      '| cores | Temporal | `relay worker` processes | deliveries/s end to end |',
+      '|---|---|---|---|',
+      ...table,
+    ].join('\n'),
+    'Scaling',
+  );
+}
+
 export async function main(args: string[]): Promise<void> {
+  const cpus = option(args, 'cpus', '');
+  if (cpus) return mainPinned(args, cpus.split(',').map(Number));
+  const out = option(args, 'out', '');
   const opts = {
     events: Number(option(args, 'events', '2000')),
     workers: option(args, 'workers', '1,2').split(',').map(Number),
@@ -227,6 +268,10 @@ export async function main(args: string[]): Promise<void> {
       options: opts,
       results,
     };
+    if (out) {
+      fs.writeFileSync(out, JSON.stringify(figures));
+      return;
+    }
     saveFigures(RESULTS, figures);
     writeDocSection(figures);
   } finally {

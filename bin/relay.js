@@ -37,7 +37,7 @@ function compiledIsCurrent() {
   return process.env.NODE_ENV === 'production' || !SOURCES.some((dir) => changedSince(path.join(root, dir), builtAt));
 }
 
-if (compiledIsCurrent()) {
+if (process.argv[2] !== 'bench' && compiledIsCurrent()) {
   require(compiled);
 } else {
   process.env.SWC_NODE_PROJECT = path.join(root, 'tsconfig.runtime.json');

@@ -47,7 +47,11 @@ describe('cliAnswerToResult', () => {
     expect(refused.permanent).toBeUndefined();
   });
 
-  it('makes a pause a permanent failure', () => {
-    expect(cliAnswerToResult({ ...answer, statusCode: null, skipped: true }, null)).toMatchObject({ ok: false, error: PAUSED_IN_CLI, permanent: true });
+  it('makes a pause a skip (the delivery ends skipped, not failed)', () => {
+    expect(cliAnswerToResult({ ...answer, statusCode: null, skipped: true }, null)).toMatchObject({ ok: false, error: PAUSED_IN_CLI, skipped: true });
+  });
+
+  it('says nothing to the circuit breaker about a local failure behind the CLI', () => {
+    expect(cliAnswerToResult({ ...answer, statusCode: null, error: 'connect ECONNREFUSED' }, null)).toMatchObject({ ok: false, unreachable: false });
   });
 });

@@ -48,9 +48,10 @@ export function forwardHeaders(original: Record<string, string>, delivery: Recor
 
 /** The CLI's answer as an attempt result: its status, headers, body (first 4096 bytes) and the latency it measured. */
 export function cliAnswerToResult(answer: CliAnswer, payloadSent: unknown): SendResult {
-  if (answer.skipped) return notSent(payloadSent, PAUSED_IN_CLI, { permanent: true, latencyMs: answer.latencyMs });
+  if (answer.skipped) return notSent(payloadSent, PAUSED_IN_CLI, { skipped: true, latencyMs: answer.latencyMs });
   if (answer.statusCode === null) {
-    return failureToResult({ error: answer.error ?? 'the local request failed', blocked: false, latencyMs: answer.latencyMs }, payloadSent);
+    // The CLI answered: the tunnel works, so this says nothing to the circuit breaker (it is the local server's failure).
+    return { ...failureToResult({ error: answer.error ?? 'the local request failed', blocked: false, latencyMs: answer.latencyMs }, payloadSent), unreachable: false };
   }
   return answerToResult(
     { statusCode: answer.statusCode, headers: answer.responseHeaders ?? {}, body: Buffer.from(answer.responseBody ?? '', 'utf8'), latencyMs: answer.latencyMs },
@@ -58,28 +59,31 @@ export function cliAnswerToResult(answer: CliAnswer, payloadSent: unknown): Send
   );
 }
 
-const POLL_MS = 1000;
+/** A forward handed to the tunnel: the workflow waits for its answer (signal `cliAnswer`) or `waitMs`, holding no worker slot. */
+export interface CliForwardOut {
+  forwardId: string;
+  waitMs: number;
+}
 
 /**
  * The worker's side of the `listen` tunnel (docs/cli.md "How the tunnel
- * works"): an attempt to a `cli` destination stores one forward per
- * (delivery, attempt) in `cli_forwards`, NOTIFYs the API processes (the one
- * holding the CLI's subscription pushes it), and waits for the CLI's answer:
- * LISTEN on `relay_cli_results` on the process's shared connection, with a
- * poll every second in case a notification is lost. No fresh `cli_sessions`
- * row means no CLI is connected: a permanent failure, nothing is buffered.
+ * works"). An attempt to a `cli` destination does not wait for the CLI: `begin`
+ * stores one forward per (delivery, attempt) in `cli_forwards` and NOTIFYs the
+ * API processes in the same statement (the one holding the CLI's subscription
+ * pushes it), and the activity returns. The CLI's answer reaches the workflow
+ * as the `cliAnswer` signal (sent by reportCliForward), raced against a durable
+ * timer; then `collect` takes the answer (or records the timeout). No fresh
+ * `cli_sessions` row means no CLI is connected: the delivery is `skipped`.
  */
 export class CliForwarder {
-  private readonly waiters = new Map<string, () => void>();
-  private listening: Promise<void> | null = null;
-
-  constructor(private readonly deps: Pick<AppContainer, 'orm' | 'notifications'>) {}
+  constructor(private readonly deps: Pick<AppContainer, 'orm'>) {}
 
   private get knex(): Knex {
     return this.deps.orm.em.getConnection().getKnex();
   }
 
-  async forward(req: CliForwardRequest): Promise<SendResult> {
+  /** Stores and announces the forward; a SendResult instead when nothing can be forwarded (no CLI connected). */
+  async begin(req: CliForwardRequest): Promise<CliForwardOut | SendResult> {
     const { ctx } = req;
     const payloadSent = req.transformed ? req.transformed.payload : ctx.payload;
     const { rows } = await this.knex.raw(
@@ -89,97 +93,45 @@ export class CliForwarder {
       [ctx.destination.id, CLI_STALE_AFTER_MS / 1000, ctx.destination.id, ctx.eventId],
     );
     const { connected, delay_ms: delayMs, original_body: originalBody } = rows[0];
-    if (!connected) return notSent(payloadSent, NO_CLI_CONNECTED, { permanent: true });
+    if (!connected) return notSent(payloadSent, NO_CLI_CONNECTED, { skipped: true });
 
     // The exact text a webhook would carry: the event's own bytes (the `json` column keeps them), or the transform's JSON.
     const body = req.transformed ? JSON.stringify(req.transformed.payload ?? null) : (originalBody ?? 'null');
     const delivery = deliveryHeaders({ headerPrefix: ctx.headerPrefix, eventId: ctx.eventId, endpointId: ctx.endpointId, deliveryId: ctx.deliveryId, signing: req.signing }, body);
     const headers = forwardHeaders(ctx.headers, delivery, req.transformed !== null);
-
-    await this.ensureListening();
-    const waitMs = req.timeoutMs + delayMs;
-    // A retried activity (worker crash mid-wait) finds its forward again; an answer that already came is used.
+    // A retried activity (worker crash) finds its forward again (the CLI may have answered it already: collect uses that).
     // The API processes are told in the same statement (the NOTIFY goes out at its commit): one round trip, not two.
-    const id = uuidv7();
-    const store = () =>
-      this.knex
-        .raw(
-          `with stored as (
-             insert into cli_forwards (id, delivery_id, attempt_number, destination_id, project_id, event_id, headers, body, delay_ms)
-             values (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)
-             on conflict (delivery_id, attempt_number) do update set delay_ms = excluded.delay_ms
-             returning id, result)
-           select id, result, case when result is null then pg_notify(?, ?::text || ' ' || id::text) end as told from stored`,
-          [id, ctx.deliveryId, ctx.attemptNumber, ctx.destination.id, ctx.projectId, ctx.eventId, JSON.stringify(headers), body, delayMs, NOTIFY.cliForwards, ctx.destination.id],
-        )
-        .then(({ rows }: { rows: Array<{ id: string; result: CliAnswer | null }> }) => rows[0]);
-    const answer = await this.awaitAnswer(id, store, waitMs);
-    if (!answer) return notSent(payloadSent, `the CLI did not answer within ${waitMs} ms`, { latencyMs: waitMs });
-    return cliAnswerToResult(answer, payloadSent);
+    const { rows: stored } = await this.knex.raw(
+      `with stored as (
+         insert into cli_forwards (id, delivery_id, attempt_number, destination_id, project_id, event_id, headers, body, delay_ms)
+         values (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)
+         on conflict (delivery_id, attempt_number) do update set delay_ms = excluded.delay_ms
+         returning id, result)
+       select id, case when result is null then pg_notify(?, ?::text || ' ' || id::text) end as told from stored`,
+      [uuidv7(), ctx.deliveryId, ctx.attemptNumber, ctx.destination.id, ctx.projectId, ctx.eventId, JSON.stringify(headers), body, delayMs, NOTIFY.cliForwards, ctx.destination.id],
+    );
+    return { forwardId: stored[0].id, waitMs: req.timeoutMs + delayMs };
   }
 
   /**
-   * Stores the forward (telling the API processes) and waits for its answer;
-   * the forward row is removed either way (a late answer finds nothing).
+   * Takes the forward's answer and removes the forward (a late answer then finds
+   * nothing); no answer means the CLI did not answer within `waitMs`. Null when
+   * the forward is gone (an earlier run of this step took it: the attempt is recorded).
    */
-  private awaitAnswer(id: string, store: () => Promise<{ id: string; result: CliAnswer | null }>, waitMs: number): Promise<CliAnswer | null> {
-    return new Promise((resolve, reject) => {
-      let forwardId = id;
-      let settled = false;
-      let poll: NodeJS.Timeout | undefined;
-      let deadline: NodeJS.Timeout | undefined;
-      const finish = (answer: CliAnswer | null, err?: unknown) => {
-        if (settled) return;
-        settled = true;
-        clearInterval(poll);
-        clearTimeout(deadline);
-        this.waiters.delete(forwardId);
-        if (err) reject(err);
-        else resolve(answer);
-      };
-      // One read at a time, so that the last one (at the deadline) sees what an earlier one took.
-      let reads = Promise.resolve();
-      const take = (always: boolean) => {
-        reads = reads
-          .then(() => this.knex.raw(`delete from cli_forwards where id = ?${always ? '' : ' and result is not null'} returning result`, [forwardId]))
-          .then(({ rows }) => {
-            if (rows[0] || always) finish(rows[0]?.result ?? null);
-          })
-          .catch((err) => finish(null, err));
-      };
-      const check = () => {
-        if (!settled) take(false);
-      };
-      // Set before the NOTIFY can go out, so that no answer comes before its waiter.
-      this.waiters.set(id, check);
-      store()
-        .then((stored) => {
-          if (settled) return;
-          poll = setInterval(check, POLL_MS);
-          deadline = setTimeout(() => take(true), waitMs);
-          if (stored.id === id) return;
-          // A retried activity: its forward was stored before, maybe answered already (the answer is used), maybe just now.
-          this.waiters.delete(id);
-          forwardId = stored.id;
-          this.waiters.set(forwardId, check);
-          if (stored.result) take(true);
-          else check();
-        })
-        .catch((err) => finish(null, err));
-    });
+  async collect(forwardId: string, waitMs: number): Promise<SendResult | null> {
+    const { rows } = await this.knex.raw('delete from cli_forwards where id = ? returning result, body', [forwardId]);
+    const row = rows[0] as { result: CliAnswer | null; body: string } | undefined;
+    if (!row) return null;
+    const payloadSent = parseJson(row.body);
+    if (!row.result) return notSent(payloadSent, `the CLI did not answer within ${waitMs} ms`, { latencyMs: waitMs, unreachable: true });
+    return cliAnswerToResult(row.result, payloadSent);
   }
+}
 
-  private ensureListening(): Promise<void> {
-    this.listening ??= this.deps.notifications
-      .listen({
-        channel: NOTIFY.cliResults,
-        onNotify: (forwardId) => this.waiters.get(forwardId)?.(),
-        // Answers may have come while the connection was down.
-        onConnect: () => {
-          for (const check of this.waiters.values()) check();
-        },
-      })
-      .then(() => undefined);
-    return this.listening;
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
   }
 }

@@ -1,19 +1,17 @@
 import { GraphQLJSON } from 'graphql-scalars';
 import { Arg, Field, ID, InputType, Int, Mutation, ObjectType, Resolver, Root, Subscription } from 'type-graphql';
 import type { SubscribeResolverData } from 'type-graphql';
-import { NotFoundError } from '../common/errors';
-import { isUuid } from '../common/ids';
 import type { ProjectContext } from '../common/request-context';
 import { parseInput } from '../common/validation';
 import { DeliveryType } from '../deliveries/delivery.resolver';
 import { toDeliveryView } from '../deliveries/delivery.view';
-import { Destination } from '../destinations/destination.entity';
 import { DestinationType } from '../destinations/destination.resolver';
 import { EndpointType } from '../endpoints/endpoint.resolver';
 import type { GraphQLContext } from '../graphql/context';
 import { Scoped } from '../graphql/scoped';
 import { authorizeSubscription } from '../subscriptions/subscription-access';
 import {
+  authorizeCliForwards,
   cliForwardResultInput,
   type CliSessionView,
   replayCliEvent,
@@ -125,8 +123,7 @@ export class CliSessionResolver {
     subscribe: async (data: Data) => {
       const ctx = await authorizeSubscription(data);
       const destinationId = data.args.destinationId ?? '';
-      const found = isUuid(destinationId) && (await ctx.em.count(Destination, { id: destinationId, project: ctx.project.id, type: 'cli' }));
-      if (!found) throw new NotFoundError('CLI destination', destinationId);
+      await authorizeCliForwards(ctx, destinationId);
       return CliTunnel.for(ctx.container).open(destinationId);
     },
   })

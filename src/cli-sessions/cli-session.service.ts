@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { NotFoundError, UnauthenticatedError, ValidationError } from '../common/errors';
+import { ForbiddenError, NotFoundError, UnauthenticatedError, ValidationError } from '../common/errors';
 import { isUuid } from '../common/ids';
-import { NOTIFY } from '../common/notify-channels';
 import type { ProjectContext } from '../common/request-context';
 import { DEFAULT_RETRY_POLICY } from '../common/types';
 import { replayEventToDestination } from '../deliveries/delivery-operations.service';
+import { signalCliAnswer } from '../temporal/delivery-workflows';
 import type { Delivery } from '../deliveries/delivery.entity';
 import { Destination } from '../destinations/destination.entity';
 import { type DestinationView, toDestinationView } from '../destinations/destination.view';
@@ -194,6 +194,20 @@ export async function updateCliSession(ctx: ProjectContext, destinationId: strin
   return toView(ctx, await saveSession(ctx, destination.id, sources, settings), sources, settings);
 }
 
+/**
+ * Who may hold a `cliForwards` subscription (be the session's CLI): only the
+ * user (or API key) whose session created the destination. Anyone else in the
+ * project, a viewer or another developer, would receive the owner's forwards
+ * and make the destination look connected.
+ */
+export async function authorizeCliForwards(ctx: ProjectContext, destinationId: string): Promise<void> {
+  const destination = await findCliDestination(ctx, destinationId);
+  const owner = (destination.cliSession as Partial<CliSessionSettings> | null)?.owner;
+  if (!owner || owner !== (await callerLabel(ctx))) {
+    throw new ForbiddenError('Only the user whose `relay listen` session created this CLI destination can receive its forwards.');
+  }
+}
+
 /** `r` in the CLI: a new delivery of the event to this CLI destination only. */
 export async function replayCliEvent(ctx: ProjectContext, destinationId: string, eventId: string): Promise<Delivery> {
   const destination = await findCliDestination(ctx, destinationId);
@@ -203,6 +217,9 @@ export async function replayCliEvent(ctx: ProjectContext, destinationId: string,
 /**
  * The CLI's answer to one forward. True when the attempt was still waiting for
  * it (the first answer wins); false when it was already answered or has timed out.
+ * The answer is stored, then the delivery's workflow is signalled (`cliAnswer`):
+ * it waits on a durable timer, holding no worker slot, and records the attempt.
+ * Should the signal fail, the workflow finds the stored answer when its wait ends.
  */
 export async function reportCliForward(ctx: ProjectContext, input: CliForwardResultInput): Promise<boolean> {
   const result = {
@@ -213,13 +230,16 @@ export async function reportCliForward(ctx: ProjectContext, input: CliForwardRes
     error: input.error ?? null,
     skipped: input.skipped ?? false,
   };
-  const rows = await ctx.em.getConnection().execute<Array<{ id: string }>>(
-    `with answered as (
-       update cli_forwards set result = ?::jsonb, answered_at = now()
-        where id = ? and project_id = ? and result is null
-       returning id)
-     select id, pg_notify(?, id::text) from answered`,
-    [JSON.stringify(result), input.forwardId, ctx.project.id, NOTIFY.cliResults],
+  const rows = await ctx.em.getConnection().execute<Array<{ id: string; delivery_id: string }>>(
+    `update cli_forwards set result = ?::jsonb, answered_at = now()
+      where id = ? and project_id = ? and result is null
+     returning id, delivery_id`,
+    [JSON.stringify(result), input.forwardId, ctx.project.id],
   );
-  return rows.length > 0;
+  const answered = rows[0];
+  if (!answered) return false;
+  signalCliAnswer(ctx.container.temporal, answered.delivery_id, answered.id).catch((err: unknown) =>
+    ctx.container.log.warn({ err, deliveryId: answered.delivery_id }, 'could not signal the CLI answer; the delivery records it when its wait ends'),
+  );
+  return true;
 }

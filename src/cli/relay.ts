@@ -23,7 +23,14 @@ function program(): Command {
     .version(relayVersion(), '-V, --version', 'the version of this relay')
     .showHelpAfterError('(relay --help for the commands)')
     .exitOverride();
+  // The standalone CLI package (packages/cli, scripts/build-cli.mjs) is built with RELAY_CLI_EDITION=client.
+  if (process.env.RELAY_CLI_EDITION !== 'client') serviceCommands(relay);
+  clientCommands(relay);
+  return relay;
+}
 
+/** The service's own commands: they need the whole checkout, so the CLI package leaves them out. */
+function serviceCommands(relay: Command): void {
   relay
     .command('start')
     .description('everything in one process: API, GraphQL, worker; starts an embedded PostgreSQL and a Temporal dev server under RELAY_DATA_DIR unless DATABASE_URL / TEMPORAL_ADDRESS are set')
@@ -45,7 +52,10 @@ function program(): Command {
     .argument('[args...]')
     .allowUnknownOption()
     .action(async (name: string, args: string[]) => (await server()).bench(name, args));
+}
 
+/** The developer's commands, talking to a relay API: all the CLI package holds. */
+function clientCommands(relay: Command): void {
   const apiUrl = () => new Option('--api-url <url>', 'the relay API (default: RELAY_API_URL, the one logged in to, or http://localhost:3000)');
   relay
     .command('login')
@@ -72,7 +82,6 @@ function program(): Command {
     .addOption(new Option('--output <format>', 'json: one JSON object per line').choices(['json']))
     .option('--exit-after-disconnect <seconds>', 'exit (code 4) after this long without a connection to the API (default: reconnect forever)')
     .action(async (port: string, slug: string | undefined, opts) => listenCommand().listen(port, slug, opts));
-  return relay;
 }
 
 /** One line on stderr and an exit code; a stack trace only for unexpected errors of the service's commands. */

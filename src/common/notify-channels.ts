@@ -18,6 +18,4 @@ export const NOTIFY = {
   accessChanged: 'relay_access',
   /** A worker handed a forward to a `listen` session (payload: `<destination id> <forward id>`); the API process holding its subscription pushes it. */
   cliForwards: 'relay_cli_forwards',
-  /** The CLI answered a forward (payload: forward id); the worker waiting for it records the attempt. */
-  cliResults: 'relay_cli_results',
 } as const;

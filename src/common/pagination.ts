@@ -7,14 +7,18 @@ import { isUuid } from './ids';
 /**
  * Cursor pagination of RULINGS.md §13: `?limit=` (default 50, at most 200)
  * and `?cursor=`; answers `{ data, next_cursor }`. Ids are UUIDv7, so lists
- * run newest first by id and the cursor is the last id returned (opaque to clients).
+ * run newest first by id and the cursor is the last id returned, as 32 hex
+ * digits (opaque to clients; its format is in the OpenAPI document).
  */
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 200;
 
+const CURSOR = /^[0-9a-f]{32}$/i;
+
 export const paginationQuery = z.object({
   limit: z.coerce.number().int().min(1).max(MAX_LIMIT).default(DEFAULT_LIMIT),
-  cursor: z.string().min(1).optional(),
+  // Checked by decodeCursor (400 `invalid_cursor`); the pattern documents the same rule.
+  cursor: z.string().min(1).meta({ pattern: CURSOR.source, description: 'The `next_cursor` of the previous page' }).optional(),
 });
 export type PageRequest = z.infer<typeof paginationQuery>;
 
@@ -24,12 +28,12 @@ export interface Page<T> {
 }
 
 export function encodeCursor(id: string): string {
-  return Buffer.from(id, 'utf8').toString('base64url');
+  return id.replaceAll('-', '');
 }
 
 export function decodeCursor(cursor: string | undefined): string | undefined {
   if (cursor === undefined) return undefined;
-  const id = Buffer.from(cursor, 'base64url').toString('utf8');
+  const id = CURSOR.test(cursor) ? cursor.replace(/^(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-').toLowerCase() : '';
   if (!isUuid(id)) throw new ValidationError('cursor is not valid: pass the next_cursor of a previous page.', { field: 'cursor' }, 'invalid_cursor');
   return id;
 }

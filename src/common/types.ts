@@ -26,7 +26,8 @@ export type Logic = (typeof LOGICS)[number];
 export const EVENT_STATUSES = ['received', 'filtered'] as const;
 export type EventStatus = (typeof EVENT_STATUSES)[number];
 
-export const DELIVERY_STATUSES = ['queued', 'retrying', 'success', 'failed', 'canceled'] as const;
+/** `skipped`: a `cli` delivery whose CLI was not connected or was paused (not a failure: docs/cli.md). */
+export const DELIVERY_STATUSES = ['queued', 'retrying', 'success', 'failed', 'canceled', 'skipped'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 export type AttemptStatus = DeliveryStatus;
 

@@ -54,3 +54,16 @@ export function assertNoNulCharacters(value: unknown, where = 'body'): void {
   const field = path.join('.') || where;
   throw new ValidationError(`Invalid ${where}: ${field}: ${NUL_MESSAGE}`, { in: where, fields: [{ field, message: NUL_MESSAGE }] });
 }
+
+/**
+ * JSON Schema (for a zod schema's `.meta()`, which the OpenAPI document
+ * carries) of the cross-field rules a service checks in code, so the contract
+ * states them: a field present (`present`), present and not null (`given`),
+ * at most one of two, exactly one, both or neither.
+ */
+type Presence = Record<string, unknown>;
+export const present = (field: string): Presence => ({ required: [field] });
+export const given = (field: string): Presence => ({ required: [field], properties: { [field]: { not: { type: 'null' } } } });
+export const atMostOne = (a: Presence, b: Presence) => ({ not: { allOf: [a, b] } });
+export const exactlyOne = (a: Presence, b: Presence) => ({ oneOf: [a, b] });
+export const bothOrNeither = (a: string, b: string) => ({ dependentRequired: { [a]: [b], [b]: [a] } });

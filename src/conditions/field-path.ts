@@ -11,6 +11,9 @@ export interface ConditionInput {
 
 export type FieldRef = { source: 'header'; name: string } | { source: 'body'; path: string[] };
 
+/** What parseFieldRef accepts, as one pattern (input schemas and the OpenAPI document). */
+export const FIELD_REF = /^(?:header\.[\s\S]+|body\.[^.]+(?:\.[^.]+)*)$/;
+
 export function parseFieldRef(field: string): FieldRef | null {
   if (field.startsWith('header.') && field.length > 'header.'.length) {
     return { source: 'header', name: field.slice('header.'.length).toLowerCase() };

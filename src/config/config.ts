@@ -82,6 +82,19 @@ const schema = z.object({
   RELAY_HTTP_HEADERS_TIMEOUT_MS: int(100, 600_000).default(60_000),
   RELAY_HTTP_REQUEST_TIMEOUT_MS: int(1000, 3_600_000).default(300_000),
   RELAY_DELIVERY_TIMEOUT_MS: int(100, 300_000).default(30_000),
+  /** Capacity and isolation (docs/delivery.md "Capacity and isolation"). Attempts in flight per destination, all workers together. */
+  RELAY_DESTINATION_MAX_CONCURRENCY: int(1, 1000).default(10),
+  /** Started deliveries awaiting their first attempt, per destination and per project (the fair dispatcher's windows) and in all. */
+  RELAY_DISPATCH_DESTINATION_WINDOW: int(1, 10_000).default(32),
+  RELAY_DISPATCH_PROJECT_WINDOW: int(1, 100_000).default(256),
+  RELAY_DISPATCH_WINDOW: int(1, 100_000).default(2000),
+  /** Circuit breaker: consecutive connection errors or timeouts that open it, first cool-down, longest cool-down. */
+  RELAY_CIRCUIT_FAILURE_THRESHOLD: int(1, 1000).default(5),
+  RELAY_CIRCUIT_COOLDOWN_SECONDS: int(1, 86_400).default(30),
+  RELAY_CIRCUIT_MAX_COOLDOWN_SECONDS: int(1, 86_400).default(300),
+  /** Worker slots: local activities (attempts: mostly waiting on receivers, so many) and workflow tasks (CPU). */
+  RELAY_WORKER_MAX_ATTEMPTS: int(1, 100_000).default(2000),
+  RELAY_WORKER_MAX_WORKFLOW_TASKS: int(1, 10_000).default(200),
   RELAY_ALLOW_PRIVATE_NETWORKS: bool.default(false),
   /** Chat platform API bases for bot-token sends (RULINGS.md §28); webhook-URL sends need none. */
   CHAT_A_API_BASE_URL: optionalUrl.optional(),

@@ -1,7 +1,7 @@
 import type { Knex } from '@mikro-orm/postgresql';
 import { RawJson } from '../common/raw-json';
 import type { SecretBox } from '../common/secret-box';
-import type { CliForwarder } from '../cli-sessions/cli-forwarder';
+import type { CliForwarder, CliForwardOut } from '../cli-sessions/cli-forwarder';
 import type { Config } from '../config/config';
 import { destinationSigningSecrets } from '../destinations/destination-secret.service';
 import { TemplateRenderError } from '../formatting/errors';
@@ -21,7 +21,7 @@ export interface PipelineDeps {
   cooldowns: PlatformCooldowns;
   knex: Knex;
   /** `cli` destinations: the hand-off to the `listen` tunnel (src/cli-sessions/cli-forwarder.ts). */
-  cliForwarder: Pick<CliForwarder, 'forward'>;
+  cliForwarder: Pick<CliForwarder, 'begin'>;
 }
 
 /** RULINGS.md §27: development and test allow private addresses; production only when told to. */
@@ -46,9 +46,10 @@ async function loadRoute(knex: Knex, ctx: AttemptContext): Promise<{ templateCon
  * One attempt's work before recording: pick the route (RULINGS.md §8),
  * transform, render (chat types) and send. Never throws for a delivery
  * problem: a failure is a SendResult, `permanent` when retrying cannot help
- * (a transform or template error, RULINGS.md §9; missing configuration; no CLI connected).
+ * (a transform or template error, RULINGS.md §9; missing configuration). A `cli`
+ * destination's forward is handed to the tunnel and not waited for (CliForwardOut).
  */
-export async function sendAttempt(ctx: AttemptContext, deps: PipelineDeps): Promise<SendResult> {
+export async function sendAttempt(ctx: AttemptContext, deps: PipelineDeps): Promise<SendResult | CliForwardOut> {
   const { destination } = ctx;
   const timeoutMs = deps.config.RELAY_DELIVERY_TIMEOUT_MS;
   let formatted: FormattedDelivery;
@@ -101,7 +102,7 @@ export async function sendAttempt(ctx: AttemptContext, deps: PipelineDeps): Prom
     );
   }
   // `cli`: the local server behind `relay listen` answers through the tunnel.
-  return deps.cliForwarder.forward({
+  return deps.cliForwarder.begin({
     ctx,
     transformed: transformed ? { payload: formatted.body } : null,
     signing: destinationSigningSecrets(destination, deps.secrets),

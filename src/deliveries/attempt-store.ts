@@ -16,16 +16,39 @@ export type AttemptOutcome =
   | { kind: 'success' }
   | { kind: 'retrying'; delayMs: number }
   | { kind: 'rate_limited'; delayMs: number }
+  /** Not sent: the destination has max_concurrency attempts in flight. Same attempt number after the wait. */
+  | { kind: 'throttled'; delayMs: number }
+  /** Not sent: the destination's circuit is open (or its probe is in flight). Same attempt number after the wait. */
+  | { kind: 'deferred'; delayMs: number }
+  /** A `cli` forward is out: the workflow waits (no slot held) for the cliAnswer signal or `waitMs`, then completes it. */
+  | { kind: 'awaiting_cli'; forwardId: string; waitMs: number }
   | { kind: 'failed' }
+  | { kind: 'skipped' }
   | { kind: 'canceled' }
   /** The delivery row is gone (its event was deleted): nothing left to do. */
   | { kind: 'gone' };
+
+/** What the admission check answered for this attempt (src/deliveries/admission.ts). */
+export interface Admission {
+  verdict: 'admitted' | 'probe' | 'throttled' | 'deferred';
+  /** Deferred: when the circuit lets the next probe through (epoch ms). */
+  retryAt: number | null;
+}
+
+export interface AdmissionRequest {
+  /** RELAY_DESTINATION_MAX_CONCURRENCY, for destinations without their own max_concurrency. */
+  defaultLimit: number;
+  /** A lease outlives a crashed worker by at most this long. */
+  leaseSeconds: number;
+}
 
 export interface AttemptContext {
   deliveryId: string;
   /** The attempt this context was loaded for. */
   attemptNumber: number;
   status: DeliveryStatus;
+  /** When the delivery was created: its retry schedule's start, which bounds circuit deferrals. */
+  createdAt: Date;
   eventId: string;
   endpointId: string;
   endpointSlug: string;
@@ -53,6 +76,8 @@ export interface AttemptContext {
   link: { templateId: string | null; transformId: string | null; routingRules: RoutingRule[] } | null;
   /** This attempt's record when it already exists (the activity ran before and is retried). */
   storedAttempt: StoredAttempt | null;
+  /** Asked only for an attempt still to be made (no stored record, delivery queued or retrying). */
+  admission: Admission | null;
 }
 
 export interface StoredAttempt {
@@ -60,16 +85,33 @@ export interface StoredAttempt {
   next_retry_at: Date | string | null;
 }
 
-/** Everything attempt n needs, in one query; null when the delivery no longer exists. */
-export async function loadAttemptContext(knex: Knex, deliveryId: string, attemptNumber: number): Promise<AttemptContext | null> {
+function parseAdmission(raw: string | null): Admission | null {
+  if (!raw) return null;
+  const [verdict, retryAt] = raw.split(':');
+  return { verdict: verdict as Admission['verdict'], retryAt: retryAt ? Number(retryAt) : null };
+}
+
+/**
+ * Everything attempt n needs, in one query; null when the delivery no longer
+ * exists. With `admit`, the same statement asks relay_admit_attempt for a
+ * lease on the destination (max_concurrency, circuit breaker) when the attempt
+ * is still to be made: admission costs no extra round trip.
+ */
+export async function loadAttemptContext(knex: Knex, deliveryId: string, attemptNumber: number, admit?: AdmissionRequest): Promise<AttemptContext | null> {
+  const admission = admit
+    ? `case when a.status is null and d.status in ('queued', 'retrying') then
+         (select verdict || ':' || coalesce((extract(epoch from retry_at) * 1000)::bigint::text, '')
+            from relay_admit_attempt(d.destination_id, d.id, ${Math.floor(admit.defaultLimit)}, ${Math.ceil(admit.leaseSeconds)})) end`
+    : 'null';
   const { rows } = await knex.raw(
-    `select d.id, d.status, d.event_id, d.destination_id, d.endpoint_id, d.project_id,
+    `select d.id, d.status, d.created_at as delivery_created_at, d.event_id, d.destination_id, d.endpoint_id, d.project_id,
             e.event_type, e.payload, e.payload::text as payload_text, e.headers, e.created_at as received_at,
             ep.slug as endpoint_slug, p.header_prefix,
             t.type, t.webhook_url_enc, t.bot_token_enc, t.guild_id, t.channel_id, t.retry_policy,
             t.signing_secret_enc, t.previous_signing_secret_enc, t.previous_secret_expires_at,
             l.id as link_id, l.template_id, l.transform_id, l.routing_rules,
-            a.status as attempt_status, a.next_retry_at as attempt_next_retry_at
+            a.status as attempt_status, a.next_retry_at as attempt_next_retry_at,
+            ${admission} as admission
        from deliveries d
        join events e on e.id = d.event_id
        join destinations t on t.id = d.destination_id
@@ -86,6 +128,7 @@ export async function loadAttemptContext(knex: Knex, deliveryId: string, attempt
     deliveryId: r.id,
     attemptNumber,
     status: r.status,
+    createdAt: new Date(r.delivery_created_at),
     eventId: r.event_id,
     endpointId: r.endpoint_id,
     endpointSlug: r.endpoint_slug,
@@ -110,6 +153,7 @@ export async function loadAttemptContext(knex: Knex, deliveryId: string, attempt
     },
     link: r.link_id ? { templateId: r.template_id, transformId: r.transform_id, routingRules: r.routing_rules ?? [] } : null,
     storedAttempt: r.attempt_status ? { status: r.attempt_status, next_retry_at: r.attempt_next_retry_at } : null,
+    admission: parseAdmission(r.admission),
   };
 }
 
@@ -121,6 +165,7 @@ export function outcomeOfStoredAttempt(row: StoredAttempt, now: number): Attempt
     case 'success':
     case 'failed':
     case 'canceled':
+    case 'skipped':
       return { kind: row.status };
     default:
       return { kind: 'retrying', delayMs: 0 };
@@ -135,14 +180,27 @@ async function findAttempt(knex: Knex, deliveryId: string, attemptNumber: number
   return rows[0] ?? null;
 }
 
+/** What the attempt tells the destination's circuit breaker (relay_finish_attempt). */
+export interface CircuitReport {
+  /** true: the destination answered; false: connection error or timeout; null: says nothing about the destination. */
+  reachable: boolean | null;
+  threshold: number;
+  cooldownSeconds: number;
+  maxCooldownSeconds: number;
+}
+
 export interface RecordAttemptArgs {
   ctx: Pick<AttemptContext, 'deliveryId' | 'eventId' | 'destination'>;
   attemptNumber: number;
-  /** `success`, `retrying` (with `nextRetryAt`) or `failed` (dead-lettered). */
-  status: 'success' | 'retrying' | 'failed';
+  /** `success`, `retrying` (with `nextRetryAt`), `failed` (dead-lettered) or `skipped` (a CLI away or paused). */
+  status: 'success' | 'retrying' | 'failed' | 'skipped';
   nextRetryAt: Date | null;
   result: SendResult;
+  /** Releases the attempt's lease and updates the circuit, in the same statement. */
+  circuit: CircuitReport;
 }
+
+export type RecordedOutcome = AttemptOutcome & { circuitTransition?: 'opened' | 'reopened' | 'closed' | null };
 
 /**
  * Records attempt n and moves the delivery on, atomically and at most once per
@@ -151,8 +209,8 @@ export interface RecordAttemptArgs {
  * A delivery canceled while the attempt was in flight stays `canceled`, and
  * so does this attempt (its response is still recorded).
  */
-export async function recordAttempt(knex: Knex, args: RecordAttemptArgs): Promise<AttemptOutcome> {
-  const { ctx, attemptNumber, result } = args;
+export async function recordAttempt(knex: Knex, args: RecordAttemptArgs): Promise<RecordedOutcome> {
+  const { ctx, attemptNumber, result, circuit } = args;
   const { rows } = await knex.raw(
     `with d as (
        select id, status from deliveries where id = ? for update
@@ -175,7 +233,8 @@ export async function recordAttempt(knex: Knex, args: RecordAttemptArgs): Promis
         where deliveries.id = ? and ins.status <> 'canceled'
      )
      select d.id as delivery_id, ins.id as attempt_id, ins.status, ins.next_retry_at,
-            case when ins.id is not null then pg_notify(?, ins.id::text) end as notified
+            case when ins.id is not null then pg_notify(?, ins.id::text) end as notified,
+            case when ins.id is not null then relay_finish_attempt(?, d.id, ?::boolean, ?, ?, ?, ?) end as circuit_transition
        from d left join ins on true`,
     [
       ctx.deliveryId,
@@ -195,13 +254,24 @@ export async function recordAttempt(knex: Knex, args: RecordAttemptArgs): Promis
       attemptNumber,
       ctx.deliveryId,
       NOTIFY.attemptsChanged,
+      ctx.destination.id,
+      circuit.reachable,
+      circuit.reachable === false ? result.error : null,
+      circuit.threshold,
+      circuit.cooldownSeconds,
+      circuit.maxCooldownSeconds,
     ],
   );
   const row = rows[0];
   if (!row) return { kind: 'gone' };
   // Already recorded by an earlier run of this activity: answer what it recorded.
   const stored = row.attempt_id ? row : await findAttempt(knex, ctx.deliveryId, attemptNumber);
-  return outcomeOfStoredAttempt(stored!, Date.now());
+  return { ...outcomeOfStoredAttempt(stored!, Date.now()), circuitTransition: row.circuit_transition ?? null };
+}
+
+/** Gives back an attempt's lease without recording anything (a chat platform's 429 is waited out, not recorded). */
+export async function releaseLease(knex: Knex, deliveryId: string): Promise<void> {
+  await knex.raw('delete from destination_leases where delivery_id = ?', [deliveryId]);
 }
 
 /**
@@ -218,8 +288,9 @@ export async function markDeliveryCanceled(trx: Knex, deliveryId: string, reason
   const d = rows[0];
   if (!d || (d.status !== 'queued' && d.status !== 'retrying')) return false;
   await trx.raw(
-    `update deliveries set status = 'canceled', next_retry_at = null, completed_at = now(), updated_at = now() where id = ?`,
-    [deliveryId],
+    `with lease as (delete from destination_leases where delivery_id = ?)
+     update deliveries set status = 'canceled', next_retry_at = null, completed_at = now(), updated_at = now() where id = ?`,
+    [deliveryId, deliveryId],
   );
   const { rows: changed } = await trx.raw(
     `update delivery_attempts set status = 'canceled', next_retry_at = null, updated_at = now()

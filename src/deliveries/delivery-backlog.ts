@@ -11,6 +11,8 @@ export interface DeliveryBacklog {
   oldestUndeliveredSeconds: number;
   /** Deliveries in the dead-letter queue (failed, not replayed). */
   deadLetters: number;
+  /** Destinations whose circuit breaker is open or half-open (attempts deferred). */
+  openCircuits: number;
 }
 
 /**
@@ -24,6 +26,7 @@ export async function readDeliveryBacklog(knex: Knex): Promise<DeliveryBacklog> 
             (select count(*) from deliveries where status = 'queued')::int as queued_deliveries,
             (select count(*) from deliveries d where dead_lettered_at is not null
                 and not exists (select 1 from deliveries r where r.replay_of_id = d.id))::int as dead_letters,
+            (select count(*) from destination_circuits where state <> 'closed')::int as open_circuits,
             extract(epoch from now() - least(
               (select created_at from events where dispatched_at is null and status = 'received' order by id limit 1),
               (select e.created_at from deliveries d join events e on e.id = d.event_id where d.status = 'queued' order by d.id limit 1)
@@ -35,6 +38,7 @@ export async function readDeliveryBacklog(knex: Knex): Promise<DeliveryBacklog> 
     queuedDeliveries: r.queued_deliveries,
     oldestUndeliveredSeconds: Math.max(0, r.oldest_seconds ?? 0),
     deadLetters: r.dead_letters,
+    openCircuits: r.open_circuits,
   };
 }
 
@@ -70,6 +74,7 @@ backlogGauge('relay_outbox_depth', 'Events accepted by ingress and not yet fanne
 backlogGauge('relay_deliveries_queued', 'Deliveries whose first attempt has not been recorded yet.', (b) => b.queuedDeliveries);
 backlogGauge('relay_outbox_oldest_undelivered_seconds', 'Age of the oldest accepted event not yet attempted (0 when none).', (b) => b.oldestUndeliveredSeconds);
 backlogGauge('relay_delivery_dead_letters', 'Deliveries in the dead-letter queue (failed, not replayed).', (b) => b.deadLetters);
+backlogGauge('relay_destination_circuits_open', 'Destinations whose circuit breaker is open or half-open: their attempts are deferred.', (b) => b.openCircuits);
 
 /** Makes `/metrics` of this process report the backlog gauges (read from PostgreSQL, cached 5 s); idempotent. */
 export function trackDeliveryBacklog(knex: () => Knex): void {

@@ -6,33 +6,42 @@ import { type DeliveryToStart, startDeliveryWorkflow } from '../temporal/deliver
 import { inEventTrace } from '../telemetry/tracing';
 
 /**
- * The outbox between ingress and Temporal. Ingress commits events with
- * `dispatched_at = NULL` and a NOTIFY; the dispatcher then, in ONE transaction,
- * claims them (`FOR UPDATE SKIP LOCKED`, so any number of processes can run it),
- * creates their Delivery rows and sets `dispatched_at`. After the commit it
- * starts one workflow per delivery (deterministic id, so a second start is
- * refused) and sets `workflow_started_at`. Deliveries whose start failed
- * (Temporal down, a crash in between) are picked up again by the sweep.
+ * The outbox between ingress and Temporal, and the fair dispatcher
+ * (docs/delivery.md "From ingress to a workflow" and "Capacity and isolation").
+ * Ingress commits events with `dispatched_at = NULL` and a NOTIFY. A pass then:
+ * 1. fans out: claims undispatched events in arrival order (`FOR UPDATE SKIP
+ *    LOCKED`, so any number of processes can run it), creates their Delivery
+ *    rows and sets `dispatched_at`, in ONE statement;
+ * 2. claims deliveries to start FAIRLY: round-robin over destinations, oldest
+ *    first within each, at most `perDestinationWindow` started-but-unattempted
+ *    deliveries per destination, `perProjectWindow` per project and `maxUnattempted` in all; claiming marks
+ *    `workflow_started_at`, in ONE statement. A destination's backlog (slow,
+ *    dead, or just large) waits in PostgreSQL, never ahead of anyone else's
+ *    deliveries in Temporal's task queue;
+ * 3. starts one workflow per claimed delivery (deterministic id, so a second
+ *    start is refused); a start that fails is unmarked and claimed again.
+ * The sweep re-starts deliveries marked long ago and still unattempted (a crash
+ * between claim and start); Temporal refuses the ones whose workflow runs.
  */
 export type DispatcherDeps = Pick<AppContainer, 'orm' | 'temporal' | 'config' | 'log' | 'notifications'>;
 
 export interface DispatcherOptions {
-  /** Events claimed per transaction. */
+  /** Events fanned out, and deliveries claimed, per statement. */
   batchSize?: number;
   /** Fallback poll when a NOTIFY is missed (and the sweep's period). */
   pollIntervalMs?: number;
-  /** The sweep restarts deliveries left unstarted for this long (fresh ones are being started by their dispatcher). */
+  /** The sweep re-starts deliveries claimed this long ago and still unattempted. */
   sweepAfterMs?: number;
   /** Concurrent workflow starts per process (a Temporal server flooded with more only answers slower). */
   startConcurrency?: number;
   /** Time limit of one workflow start (Temporal down must not stall the loop). */
   startTimeoutMs?: number;
-  /**
-   * Started deliveries not yet attempted, across all processes, beyond which no
-   * more events are claimed: a backlog then waits in the outbox, in arrival
-   * order and out of every process's memory, instead of in Temporal's task queue.
-   */
+  /** Started deliveries not yet attempted, across all processes, beyond which none are started (RELAY_DISPATCH_WINDOW). */
   maxUnattempted?: number;
+  /** The same, per destination (RELAY_DISPATCH_DESTINATION_WINDOW): the fair share of the window. */
+  perDestinationWindow?: number;
+  /** The same, per project (RELAY_DISPATCH_PROJECT_WINDOW): a project with many busy destinations cannot fill the window either. */
+  perProjectWindow?: number;
 }
 
 const uuidArray = (ids: readonly string[]) => `{${ids.join(',')}}`;
@@ -45,62 +54,107 @@ const SQL_UUIDV7 = `encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) 
 /** A started delivery unattempted for longer than this (its workflow lost, its worker gone) no longer holds the window. */
 const UNATTEMPTED_WINDOW_SECONDS = 300;
 
-/** Deliveries whose workflow started recently and whose first attempt is not recorded, up to `limit ?` of them (deliveries_queued_idx). */
-const UNATTEMPTED_SQL = `select count(*)::int from (
-  select 1 from deliveries where status = 'queued' and workflow_started_at > now() - make_interval(secs => ${UNATTEMPTED_WINDOW_SECONDS}) limit ?) started`;
-
 /**
  * Claims up to `batchSize` undispatched events and creates one delivery per
  * linked, active destination whose `event_types` is empty or holds the
  * event's type (blocked destinations leave no record), marking the events
  * dispatched: ONE statement, so one round trip and one atomic commit.
- * With `maxUnattempted`, it claims no more than leaves at most that many
- * started-but-unattempted deliveries (countUnattempted, in the same statement).
- * Returns the new deliveries, how many events were claimed and the claim's limit (`room`, ≤ 0 when the window is full).
  */
-export async function fanOutEvents(knex: Knex, batchSize: number, maxUnattempted?: number): Promise<{ events: number; room: number; deliveries: DeliveryToStart[] }> {
-  const window = maxUnattempted === undefined ? null : Math.floor(maxUnattempted);
-  const room = window === null ? '?::int' : `least(?::int, ?::int - (${UNATTEMPTED_SQL}))`;
+export async function fanOutEvents(knex: Knex, batchSize: number): Promise<{ events: number; deliveries: number }> {
   const { rows } = await knex.raw(
-    `with room as (
-       select ${room} as n
-     ), claimed as (
+    `with claimed as (
        select id, endpoint_id, project_id, event_type from events
         where dispatched_at is null and status = 'received'
-        order by id limit greatest((select n from room), 0) for update skip locked
+        order by id limit ? for update skip locked
      ), marked as (
        update events set dispatched_at = now() from claimed where events.id = claimed.id returning events.id
      ), targets as (
-       select c.id as event_id, c.endpoint_id, c.project_id, c.event_type, ep.slug as endpoint_slug, t.id as destination_id
+       select c.id as event_id, c.endpoint_id, c.project_id, t.id as destination_id
          from claimed c
-         join webhook_endpoints ep on ep.id = c.endpoint_id
          join endpoint_destinations l on l.endpoint_id = c.endpoint_id
          join destinations t on t.id = l.destination_id and t.is_active
               and (t.event_types = '[]'::jsonb or t.event_types @> to_jsonb(c.event_type))
      ), created as (
        insert into deliveries (id, event_id, destination_id, endpoint_id, project_id)
        select ${SQL_UUIDV7}, event_id, destination_id, endpoint_id, project_id from targets order by event_id, destination_id
-       returning id, event_id, destination_id
+       returning id
      )
-     select (select n from room) as room, (select count(*) from marked)::int as events, created.id as delivery_id, created.event_id, created.destination_id,
-            targets.project_id, targets.endpoint_slug, targets.event_type
-       from (select 1) one
-       left join created on true
-       left join targets on targets.event_id = created.event_id and targets.destination_id = created.destination_id
-      order by created.id`,
-    window === null ? [batchSize] : [batchSize, window, Math.max(0, window)],
+     select (select count(*) from marked)::int as events, (select count(*) from created)::int as deliveries`,
+    [batchSize],
   );
-  const deliveries: DeliveryToStart[] = rows
-    .filter((r: { delivery_id: string | null }) => r.delivery_id)
-    .map((r: Record<string, string>) => ({
-      deliveryId: r.delivery_id,
-      eventId: r.event_id,
-      destinationId: r.destination_id,
-      projectId: r.project_id,
-      endpointSlug: r.endpoint_slug,
-      eventType: r.event_type,
-    }));
-  return { events: rows[0]?.events ?? 0, room: rows[0]?.room ?? batchSize, deliveries };
+  return { events: rows[0].events, deliveries: rows[0].deliveries };
+}
+
+/**
+ * Claims up to `batchSize` unstarted deliveries to start, fairly: each
+ * destination with unstarted deliveries (found by a skip scan of
+ * deliveries_pending_idx) offers its oldest ones (event order), as many as its window has
+ * room for; the picks are interleaved (every destination's first, then every
+ * second…), each project keeps to its own window (so many busy destinations of
+ * one project cannot fill the global one), and the lot is cut at the global window's room. Claiming sets
+ * `workflow_started_at`. ONE statement.
+ */
+export async function claimDeliveriesToStart(
+  knex: Knex,
+  opts: { batchSize: number; perDestinationWindow: number; perProjectWindow: number; maxUnattempted: number },
+): Promise<{ deliveries: DeliveryToStart[]; waiting: number }> {
+  const { rows } = await knex.raw(
+    `with recursive dests as (
+       (select destination_id from deliveries where status = 'queued' and workflow_started_at is null order by destination_id limit 1)
+       union all
+       select (select d.destination_id from deliveries d
+                where d.status = 'queued' and d.workflow_started_at is null and d.destination_id > dests.destination_id
+                order by d.destination_id limit 1)
+         from dests where dests.destination_id is not null
+     ), room as (
+       select least(?::int, ?::int - (select count(*) from (
+         select 1 from deliveries where status = 'queued' and workflow_started_at > now() - make_interval(secs => ${UNATTEMPTED_WINDOW_SECONDS}) limit ?) started))::int as n
+     ), offered as (
+       select c.id, c.event_id, c.project_id, row_number() over (partition by c.destination_id order by c.event_id) as turn
+         from dests
+        cross join lateral (
+          select ?::int - count(*)::int as free from deliveries s
+           where s.destination_id = dests.destination_id and s.status = 'queued'
+             and s.workflow_started_at > now() - make_interval(secs => ${UNATTEMPTED_WINDOW_SECONDS})) w
+        cross join lateral (
+          select d.id, d.destination_id, d.event_id, d.project_id from deliveries d
+           where d.destination_id = dests.destination_id and d.status = 'queued' and d.workflow_started_at is null
+           order by d.event_id limit greatest(w.free, 0) for update skip locked) c
+        where dests.destination_id is not null
+     ), project_room as (
+       select o.project_id, ?::int - (select count(*)::int from deliveries s
+          where s.project_id = o.project_id and s.status = 'queued'
+            and s.workflow_started_at > now() - make_interval(secs => ${UNATTEMPTED_WINDOW_SECONDS})) as free
+         from (select distinct project_id from offered) o
+     ), fair as (
+       select o.id, o.event_id, o.turn, row_number() over (partition by o.project_id order by o.turn, o.event_id) as project_turn, r.free as project_free
+         from offered o join project_room r on r.project_id = o.project_id
+     ), picked as (
+       select id from fair where project_turn <= project_free order by turn, event_id limit greatest((select n from room), 0)
+     ), marked as (
+       update deliveries set workflow_started_at = now() from picked where deliveries.id = picked.id
+       returning deliveries.id, deliveries.event_id, deliveries.destination_id, deliveries.project_id, deliveries.endpoint_id
+     )
+     select (select count(*) from dests where destination_id is not null)::int as waiting,
+            s.id, s.event_id, s.destination_id, s.project_id, s.event_type, s.endpoint_slug
+       from (select 1) one left join (
+         select m.id, m.event_id, m.destination_id, m.project_id, e.event_type, ep.slug as endpoint_slug
+           from marked m join events e on e.id = m.event_id join webhook_endpoints ep on ep.id = m.endpoint_id) s on true
+      order by s.id`,
+    [opts.batchSize, opts.maxUnattempted, opts.maxUnattempted, opts.perDestinationWindow, opts.perProjectWindow],
+  );
+  return { deliveries: rows.filter((r: { id: string | null }) => r.id).map(toDeliveryToStart), waiting: rows[0]?.waiting ?? 0 };
+}
+
+function toDeliveryToStart(r: Record<string, string>): DeliveryToStart {
+  return {
+    deliveryId: r.id,
+    eventId: r.event_id,
+    destinationId: r.destination_id,
+    projectId: r.project_id,
+    endpointSlug: r.endpoint_slug,
+    eventType: r.event_type,
+  };
 }
 
 /** Runs `fn` over `items`, at most `limit` at a time. */
@@ -122,14 +176,14 @@ async function mapConcurrent<T, R>(items: readonly T[], limit: number, fn: (item
 }
 
 /**
- * Starts the deliveries' workflows and marks the ones that run (or already
- * ran) with `workflow_started_at`. Returns the number marked; failures stay
- * unmarked for the sweep.
+ * Starts the deliveries' workflows. Unclaimed ones (a replay) are marked
+ * `workflow_started_at` once started; claimed ones (already marked) whose start
+ * failed are unmarked, so the next pass claims them again. Returns the number started.
  */
 export async function startDeliveries(
   deps: DispatcherDeps,
   deliveries: readonly DeliveryToStart[],
-  opts: { concurrency?: number; timeoutMs?: number; knex?: Knex; eager?: boolean } = {},
+  opts: { concurrency?: number; timeoutMs?: number; knex?: Knex; eager?: boolean; claimed?: boolean } = {},
 ): Promise<number> {
   if (deliveries.length === 0) return 0;
   const startOpts = { taskQueue: deps.config.TEMPORAL_TASK_QUEUE, attemptTimeoutMs: deps.config.RELAY_DELIVERY_TIMEOUT_MS, eager: opts.eager };
@@ -138,17 +192,26 @@ export async function startDeliveries(
     inEventTrace(d.eventId, () => deps.temporal.connection.withDeadline(Date.now() + timeoutMs, () => startDeliveryWorkflow(deps.temporal, startOpts, d))),
   );
   const started = deliveries.filter((_, i) => results[i].status === 'fulfilled').map((d) => d.deliveryId);
+  const unstarted = deliveries.filter((_, i) => results[i].status === 'rejected').map((d) => d.deliveryId);
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) {
-    deps.log.warn({ err: failed.reason, failed: deliveries.length - started.length }, 'could not start delivery workflows; the sweep retries them');
+    deps.log.warn({ err: failed.reason, failed: unstarted.length }, 'could not start delivery workflows; they are started again shortly');
   }
-  if (started.length > 0) {
-    await (opts.knex ?? knexOf(deps)).raw('update deliveries set workflow_started_at = now() where id = any(?::uuid[])', [uuidArray(started)]);
+  const knex = opts.knex ?? knexOf(deps);
+  if (opts.claimed && unstarted.length > 0) {
+    await knex.raw('update deliveries set workflow_started_at = null where id = any(?::uuid[])', [uuidArray(unstarted)]);
+  } else if (!opts.claimed && started.length > 0) {
+    await knex.raw('update deliveries set workflow_started_at = now() where id = any(?::uuid[])', [uuidArray(started)]);
   }
   return started.length;
 }
 
-/** Starts queued deliveries left unstarted for `olderThanMs` (locked, so each is swept by one process at a time). */
+/**
+ * Starts again the deliveries claimed more than `olderThanMs` ago and still
+ * unattempted (locked, so each is swept by one process at a time). Most are
+ * waiting in their workflow (throttled, deferred) and Temporal refuses the
+ * start; one whose process died between claim and start gets its workflow.
+ */
 export async function sweepUnstarted(
   deps: DispatcherDeps,
   opts: { olderThanMs: number; batchSize: number; concurrency?: number; timeoutMs?: number; eager?: boolean },
@@ -157,23 +220,17 @@ export async function sweepUnstarted(
     const { rows } = await trx.raw(
       `with claimed as (
          select id from deliveries
-          where workflow_started_at is null and status = 'queued' and created_at < now() - make_interval(secs => ?)
-          order by id limit ? for update skip locked)
-       select d.id, d.event_id, d.destination_id, d.project_id, e.event_type, ep.slug as endpoint_slug
-         from claimed c join deliveries d on d.id = c.id
-         join events e on e.id = d.event_id
-         join webhook_endpoints ep on ep.id = d.endpoint_id`,
+          where status = 'queued' and workflow_started_at < now() - make_interval(secs => ?)
+          order by id limit ? for update skip locked
+       ), marked as (
+         update deliveries set workflow_started_at = now() from claimed where deliveries.id = claimed.id
+         returning deliveries.id, deliveries.event_id, deliveries.destination_id, deliveries.project_id, deliveries.endpoint_id
+       )
+       select m.id, m.event_id, m.destination_id, m.project_id, e.event_type, ep.slug as endpoint_slug
+         from marked m join events e on e.id = m.event_id join webhook_endpoints ep on ep.id = m.endpoint_id`,
       [opts.olderThanMs / 1000, opts.batchSize],
     );
-    const deliveries: DeliveryToStart[] = rows.map((r: Record<string, string>) => ({
-      deliveryId: r.id,
-      eventId: r.event_id,
-      destinationId: r.destination_id,
-      projectId: r.project_id,
-      endpointSlug: r.endpoint_slug,
-      eventType: r.event_type,
-    }));
-    return startDeliveries(deps, deliveries, { ...opts, knex: trx });
+    return startDeliveries(deps, rows.map(toDeliveryToStart), { ...opts, knex: trx, claimed: true });
   });
 }
 
@@ -186,8 +243,6 @@ export class DeliveryDispatcher {
   private stopped = false;
   private lastSweep = 0;
   private readonly inFlight = new Set<Promise<unknown>>();
-  /** Deliveries in the in-flight start batch (not yet marked started, so not yet counted as unattempted). */
-  private starting = 0;
   private windowTimer: NodeJS.Timeout | null = null;
   private eager = false;
 
@@ -198,10 +253,12 @@ export class DeliveryDispatcher {
     this.opts = {
       batchSize: opts.batchSize ?? 500,
       pollIntervalMs: opts.pollIntervalMs ?? 1000,
-      sweepAfterMs: opts.sweepAfterMs ?? 5000,
+      sweepAfterMs: opts.sweepAfterMs ?? 60_000,
       startConcurrency: opts.startConcurrency ?? 64,
       startTimeoutMs: opts.startTimeoutMs ?? 5000,
-      maxUnattempted: opts.maxUnattempted ?? 2000,
+      maxUnattempted: opts.maxUnattempted ?? deps.config.RELAY_DISPATCH_WINDOW,
+      perDestinationWindow: opts.perDestinationWindow ?? deps.config.RELAY_DISPATCH_DESTINATION_WINDOW,
+      perProjectWindow: opts.perProjectWindow ?? deps.config.RELAY_DISPATCH_PROJECT_WINDOW,
     };
   }
 
@@ -259,33 +316,38 @@ export class DeliveryDispatcher {
     } while (this.again && !this.stopped);
   }
 
-  /** Fans out every pending event; workflow starts run in the background, at most `startConcurrency` at once. */
+  /** Fans out every pending event, then claims and starts deliveries fairly; starts run in the background, one batch at a time. */
   private async pass(): Promise<void> {
     const knex = knexOf(this.deps);
     for (;;) {
-      // The window check rides in the claim's statement: one round trip per pass, not two.
-      const { events, room, deliveries } = await fanOutEvents(knex, this.opts.batchSize, this.opts.maxUnattempted - this.starting);
-      if (room <= 0) {
-        // The window is full: look again shortly (attempts free it without a notification).
-        this.windowTimer ??= setTimeout(() => {
-          this.windowTimer = null;
-          this.kick();
-        }, 100);
-        break;
-      }
+      const { events } = await fanOutEvents(knex, this.opts.batchSize);
+      if (events < this.opts.batchSize || this.stopped) break;
+    }
+    for (;;) {
+      // One batch of starts at a time (each `startConcurrency` wide): the window counts claimed deliveries already.
+      while (this.inFlight.size >= 1) await Promise.race(this.inFlight);
+      const { deliveries, waiting } = await claimDeliveriesToStart(knex, this.opts);
       if (deliveries.length > 0) {
-        // One batch of starts at a time (each `startConcurrency` wide) while the next batch is fanned out.
-        while (this.inFlight.size >= 1) await Promise.race(this.inFlight);
-        this.starting = deliveries.length;
-        const task = startDeliveries(this.deps, deliveries, { concurrency: this.opts.startConcurrency, timeoutMs: this.opts.startTimeoutMs, eager: this.eager })
-          .catch((err) => this.deps.log.warn({ err }, 'marking started deliveries failed; the sweep retries them'))
-          .finally(() => {
-            this.starting = 0;
-            this.inFlight.delete(task);
-          });
+        const task = startDeliveries(this.deps, deliveries, {
+          concurrency: this.opts.startConcurrency,
+          timeoutMs: this.opts.startTimeoutMs,
+          eager: this.eager,
+          claimed: true,
+        })
+          .catch((err) => this.deps.log.warn({ err }, 'unmarking unstarted deliveries failed; the sweep starts them'))
+          .finally(() => this.inFlight.delete(task));
         this.inFlight.add(task);
       }
-      if (events < room || this.stopped) break;
+      if (deliveries.length < this.opts.batchSize || this.stopped) {
+        // Deliveries left waiting for a window (theirs or the global one) are looked at again shortly: attempts free windows without a notification.
+        if (waiting > 0) {
+          this.windowTimer ??= setTimeout(() => {
+            this.windowTimer = null;
+            this.kick();
+          }, 100);
+        }
+        break;
+      }
     }
     if (Date.now() - this.lastSweep >= this.opts.pollIntervalMs) {
       this.lastSweep = Date.now();

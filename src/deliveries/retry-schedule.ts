@@ -21,22 +21,37 @@ export function backoffDelayMs(policy: RetryPolicy, attemptNumber: number): numb
  * - `rate_limited`: a chat platform's 429; no attempt is recorded or counted, wait and send again;
  * - `success`: a 2xx;
  * - `retrying`: failed, attempts remain; wait `delayMs` (at least a webhook's Retry-After, capped at 1 h);
- * - `failed`: failed for good (last attempt, or a permanent failure): dead-lettered.
+ * - `failed`: failed for good (last attempt, or a permanent failure): dead-lettered;
+ * - `skipped`: a `cli` forward not made (CLI away or paused): ends the delivery, not a failure.
  */
 export type AttemptDecision =
   | { kind: 'rate_limited'; delayMs: number }
   | { kind: 'success' }
   | { kind: 'retrying'; delayMs: number }
-  | { kind: 'failed' };
+  | { kind: 'failed' }
+  | { kind: 'skipped' };
 
 export function decideAttempt(
-  result: Pick<SendResult, 'ok' | 'rateLimited' | 'retryAfterMs' | 'permanent'>,
+  result: Pick<SendResult, 'ok' | 'rateLimited' | 'retryAfterMs' | 'permanent' | 'skipped'>,
   attemptNumber: number,
   policy: RetryPolicy,
 ): AttemptDecision {
   if (result.ok) return { kind: 'success' };
+  if (result.skipped) return { kind: 'skipped' };
   if (result.rateLimited) return { kind: 'rate_limited', delayMs: Math.max(0, result.rateLimited.retryAfterMs) };
   if (result.permanent || attemptNumber >= policy.max_attempts) return { kind: 'failed' };
   const retryAfter = Math.min(Math.max(0, result.retryAfterMs ?? 0), MAX_RETRY_AFTER_MS);
   return { kind: 'retrying', delayMs: Math.max(backoffDelayMs(policy, attemptNumber), retryAfter) };
+}
+
+/**
+ * When the retry schedule would have made its last attempt, had every attempt
+ * been instant: the delivery's creation plus every wait before the last one.
+ * A circuit breaker's deferrals never keep a delivery past this (it then fails
+ * and is dead-lettered without a send).
+ */
+export function scheduleDeadline(createdAt: Date, policy: RetryPolicy): number {
+  let total = 0;
+  for (let n = 1; n < policy.max_attempts; n++) total += backoffDelayMs(policy, n);
+  return createdAt.getTime() + total;
 }

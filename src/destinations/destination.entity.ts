@@ -1,7 +1,15 @@
-import { Entity, Enum, ManyToOne, type Opt, Property } from '@mikro-orm/core';
+import { Entity, Enum, Formula, ManyToOne, type Opt, Property } from '@mikro-orm/core';
 import { DEFAULT_RETRY_POLICY, DESTINATION_TYPES, type DestinationType, type RetryPolicy } from '../common/types';
 import { BaseEntity } from '../db/base.entity';
 import { Project } from '../projects/project.entity';
+
+export interface DestinationCircuit {
+  state: 'closed' | 'open' | 'half_open';
+  consecutive_failures: number;
+  opened_at: string | null;
+  next_probe_at: string | null;
+  last_error: string | null;
+}
 
 @Entity({ tableName: 'destinations' })
 export class Destination extends BaseEntity {
@@ -51,6 +59,19 @@ export class Destination extends BaseEntity {
 
   @Property({ type: 'timestamptz', nullable: true })
   previousSecretExpiresAt?: Date | null;
+
+  /** Attempts in flight at once, all workers together; null: RELAY_DESTINATION_MAX_CONCURRENCY (docs/delivery.md). */
+  @Property({ type: 'int', nullable: true })
+  maxConcurrency?: number | null;
+
+  /** The circuit breaker's state, read-only (written by relay_finish_attempt); absent: closed, never failed. */
+  @Formula(
+    (alias) =>
+      `(select json_build_object('state', c.state, 'consecutive_failures', c.consecutive_failures, 'opened_at', c.opened_at, ` +
+      `'next_probe_at', c.next_probe_at, 'last_error', c.last_error) from destination_circuits c where c.destination_id = ${alias}.id)`,
+    { type: 'json', nullable: true },
+  )
+  circuit?: DestinationCircuit | null;
 
   /** `cli` destinations: per-session settings (transform, template, delay, paused). */
   @Property({ type: 'jsonb', nullable: true })

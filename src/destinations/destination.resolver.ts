@@ -17,12 +17,22 @@ import {
   updateDestination,
   updateDestinationInput,
 } from './destination.service';
-import type { DestinationView } from './destination.view';
+import type { CircuitView, DestinationView } from './destination.view';
 
 @ObjectType('RetryPolicy')
 class RetryPolicyType {
   @Field(() => Int, { name: 'maxAttempts', description: 'Total attempts, including the first.' }) max_attempts!: number;
   @Field(() => [Int], { description: 'Seconds between attempts; the last value repeats.' }) backoff!: number[];
+}
+
+@ObjectType('DestinationCircuit', { description: 'The destination’s circuit breaker (docs/delivery.md).' })
+class DestinationCircuitType implements CircuitView {
+  @Field(() => String, { description: 'closed, open (attempts deferred until a probe gets an answer) or half_open (the probe is in flight)' })
+  state!: CircuitView['state'];
+  @Field(() => Int, { name: 'consecutiveFailures', description: 'Connection errors and timeouts in a row.' }) consecutive_failures!: number;
+  @Field(() => String, { name: 'openedAt', nullable: true }) opened_at!: string | null;
+  @Field(() => String, { name: 'nextProbeAt', nullable: true }) next_probe_at!: string | null;
+  @Field(() => String, { name: 'lastError', nullable: true }) last_error!: string | null;
 }
 
 /** GraphQL shape of DestinationView: secrets are never fields, only whether they are set. */
@@ -42,6 +52,9 @@ export class DestinationType implements DestinationView {
   @Field(() => RetryPolicyType, { name: 'retryPolicy' }) retry_policy!: RetryPolicyType;
   @Field(() => [String], { name: 'eventTypes' }) event_types!: string[];
   @Field({ name: 'isActive' }) is_active!: boolean;
+  @Field(() => Int, { name: 'maxConcurrency', nullable: true, description: 'Attempts in flight at once across all workers; null: the service default.' })
+  max_concurrency!: number | null;
+  @Field(() => DestinationCircuitType) circuit!: DestinationCircuitType;
   @Field({ name: 'createdAt' }) created_at!: string;
   @Field({ name: 'updatedAt' }) updated_at!: string;
 }
@@ -67,6 +80,7 @@ class DestinationInput {
   @Field(() => RetryPolicyInput, { nullable: true }) retryPolicy?: RetryPolicyInput;
   @Field(() => [String], { nullable: true }) eventTypes?: string[];
   @Field({ nullable: true }) isActive?: boolean;
+  @Field(() => Int, { nullable: true, description: '1 to 1000; null: the service default (RELAY_DESTINATION_MAX_CONCURRENCY).' }) maxConcurrency?: number | null;
 }
 
 @InputType()

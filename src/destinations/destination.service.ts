@@ -29,7 +29,9 @@ function isHttpUrl(value: string): boolean {
   }
 }
 
-const webhookUrl = z.string().max(2048).refine(isHttpUrl, 'must be an absolute http(s) URL');
+// The pattern (OpenAPI) is a safe subset of what isHttpUrl accepts: a named host, an optional port, any path.
+const HTTP_URL = /^[Hh][Tt][Tt][Pp][Ss]?:\/\/(?:[A-Za-z0-9-]+\.)*[A-Za-z][A-Za-z0-9-]*(?::[0-9]{1,4})?(?:[/?#]\S*)?$/;
+const webhookUrl = z.string().max(2048).refine(isHttpUrl, 'must be an absolute http(s) URL').meta({ pattern: HTTP_URL.source });
 const botToken = z.string().trim().min(1).max(500);
 const platformId = z.string().trim().min(1).max(200);
 
@@ -54,6 +56,7 @@ export const createDestinationInput = z.object({
   retry_policy: retryPolicySchema.optional(),
   event_types: eventTypes.optional(),
   is_active: z.boolean().optional(),
+  max_concurrency: z.number({ message: 'must be an integer' }).int().min(1, 'must be 1 to 1000').max(1000, 'must be 1 to 1000').nullable().optional(),
 });
 export type CreateDestinationInput = z.infer<typeof createDestinationInput>;
 
@@ -112,6 +115,7 @@ function applyFields(ctx: ProjectContext, d: Destination, input: Omit<UpdateDest
   if (input.retry_policy !== undefined) d.retryPolicy = input.retry_policy;
   if (input.event_types !== undefined) d.eventTypes = [...new Set(input.event_types)];
   if (input.is_active !== undefined) d.isActive = input.is_active;
+  if (input.max_concurrency !== undefined) d.maxConcurrency = input.max_concurrency;
 }
 
 export function findDestination(ctx: ProjectContext, id: string): Promise<Destination> {

@@ -12,6 +12,17 @@ export const retryPolicyView = z.object({
   backoff: z.array(z.number().int()).describe('Seconds between attempts; the last value repeats'),
 });
 
+export const circuitView = z.object({
+  state: z.enum(['closed', 'open', 'half_open']).describe('open: attempts are deferred until a probe gets an answer; half_open: the probe is in flight'),
+  consecutive_failures: z.number().int().describe('Connection errors and timeouts in a row'),
+  opened_at: z.iso.datetime().nullable(),
+  next_probe_at: z.iso.datetime().nullable().describe('When an open circuit lets one probe attempt through'),
+  last_error: z.string().nullable(),
+});
+export type CircuitView = z.infer<typeof circuitView>;
+
+const iso = (value: string | null) => (value ? new Date(value).toISOString() : null);
+
 export const destinationView = z.object({
   id: z.uuid(),
   project_id: z.uuid(),
@@ -27,6 +38,8 @@ export const destinationView = z.object({
   retry_policy: retryPolicyView,
   event_types: z.array(z.string()),
   is_active: z.boolean(),
+  max_concurrency: z.number().int().nullable().describe('Attempts in flight at once across all workers; null: the service default'),
+  circuit: circuitView.describe('The circuit breaker (docs/delivery.md "Circuit breaker")'),
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),
 });
@@ -49,6 +62,10 @@ export function toDestinationView(d: Destination): DestinationView {
     retry_policy: { max_attempts: d.retryPolicy.max_attempts, backoff: [...d.retryPolicy.backoff] },
     event_types: [...d.eventTypes],
     is_active: d.isActive,
+    max_concurrency: d.maxConcurrency ?? null,
+    circuit: d.circuit
+      ? { ...d.circuit, opened_at: iso(d.circuit.opened_at), next_probe_at: iso(d.circuit.next_probe_at) }
+      : { state: 'closed', consecutive_failures: 0, opened_at: null, next_probe_at: null, last_error: null },
     created_at: d.createdAt.toISOString(),
     updated_at: d.updatedAt.toISOString(),
   };

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { ConflictError, ValidationError } from '../common/errors';
+import { exactlyOne, present } from '../common/validation';
 import { findPage, type Page, type PageRequest } from '../common/pagination';
 import { findInProject, flushOrConflict } from '../common/project-scope';
 import type { ProjectContext } from '../common/request-context';
 import { SLUG_PATTERN, uniqueSlug } from '../common/slug';
 import { ENDPOINT_PROVIDERS, type TypingRule } from '../common/types';
-import { parseFieldRef } from '../conditions/field-path';
+import { FIELD_REF, parseFieldRef } from '../conditions/field-path';
 import { conditionSchema, logicSchema } from '../filters/condition.schema';
 import { MAX_TYPING_RULES } from '../ingress/event-type';
 import { notifyEndpointChanged } from '../ingress/endpoint-cache';
@@ -16,7 +17,8 @@ import { type EndpointView, toEndpointView } from './endpoint.view';
 
 /** A typing-rule part: a literal, or a `body.x.y` / `header.Name` path (RULINGS.md §3). */
 const typingPart = z
-  .object({ literal: z.string().max(200).optional(), path: z.string().max(500).optional() })
+  .object({ literal: z.string().max(200).optional(), path: z.string().max(500).meta({ pattern: FIELD_REF.source }).optional() })
+  .meta(exactlyOne(present('literal'), present('path')))
   .superRefine((part, ctx) => {
     if ((part.literal === undefined) === (part.path === undefined)) {
       ctx.addIssue({ code: 'custom', message: 'a part is either {"literal": "..."} or {"path": "body.x.y" | "header.Name"}' });
@@ -57,7 +59,8 @@ export type CreateEndpointInput = z.infer<typeof createEndpointInput>;
 /** The secret changes only through rotation (`POST /v1/endpoints/{id}/signing-secret`). */
 export const updateEndpointInput = createEndpointInput
   .partial()
-  .extend({ signing_secret: z.undefined({ message: 'change it with POST /v1/endpoints/{id}/signing-secret (rotation)' }).optional() });
+  // `not: {}`: the document says the field cannot be sent at all.
+  .extend({ signing_secret: z.undefined({ message: 'change it with POST /v1/endpoints/{id}/signing-secret (rotation)' }).optional().meta({ not: {} }) });
 export type UpdateEndpointInput = z.infer<typeof updateEndpointInput>;
 
 export const rotateEndpointSecretBody = z.object({

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { FILTER_OPERATORS, LOGICS } from '../common/types';
 import { validateCondition } from '../conditions/conditions';
+import { FIELD_REF } from '../conditions/field-path';
 
 /**
  * Input schemas shared by filter conditions, typing-rule conditions and
@@ -11,7 +12,7 @@ export const logicSchema = z.enum(LOGICS, { message: 'must be AND or OR' });
 
 export const conditionSchema = z
   .object({
-    field: z.string({ message: 'must be "header.<Name>" or "body.<dot.path>"' }).max(500),
+    field: z.string({ message: 'must be "header.<Name>" or "body.<dot.path>"' }).max(500).regex(FIELD_REF, 'must be "header.<Name>" or "body.<dot.path>"'),
     operator: z.enum(FILTER_OPERATORS, { message: `must be one of ${FILTER_OPERATORS.join(', ')}` }),
     value: z.string({ message: 'must be a string' }).max(1000).default(''),
   })

@@ -4,6 +4,7 @@ import { buildSchema, type MiddlewareFn, type NonEmptyArray } from 'type-graphql
 import { assertNoNulCharacters } from '../common/validation';
 import { CliSessionResolver } from '../cli-sessions/cli-session.resolver';
 import { DeliveryResolver } from '../deliveries/delivery.resolver';
+import { BulkActionResolver } from '../bulk-actions/bulk-action.resolver';
 import { EventResolver } from '../events/event.resolver';
 import { AccountResolver } from '../accounts/account.resolver';
 import { ApiKeyResolver } from '../api-keys/api-key.resolver';
@@ -23,7 +24,7 @@ import { LiveResolver } from '../subscriptions/live.resolver';
 
 /** Every resolver class; add new ones here. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const resolvers: NonEmptyArray<Function> = [HealthResolver, ProjectResolver, AccountResolver, OrganizationResolver, ApiKeyResolver, OAuthResolver, EventResolver, DeliveryResolver, LiveResolver, EndpointResolver, FilterGroupResolver, DestinationResolver, LinkResolver, TemplateResolver, TransformResolver, CliSessionResolver, ProjectMetricsResolver];
+export const resolvers: NonEmptyArray<Function> = [HealthResolver, ProjectResolver, AccountResolver, OrganizationResolver, ApiKeyResolver, OAuthResolver, EventResolver, DeliveryResolver, BulkActionResolver, LiveResolver, EndpointResolver, FilterGroupResolver, DestinationResolver, LinkResolver, TemplateResolver, TransformResolver, CliSessionResolver, ProjectMetricsResolver];
 
 /** Every argument of every field, whether or not its resolver calls parseInput, is checked for NUL characters. */
 const rejectNulArguments: MiddlewareFn = ({ args }, next) => {

@@ -25,8 +25,35 @@ const errorBody: JsonSchema = {
 
 function schemaOf(type: ZodType, io: 'input' | 'output'): JsonSchema {
   const { $schema: _ignored, ...schema } = z.toJSONSchema(type, { io, unrepresentable: 'any' }) as JsonSchema;
-  return schema;
+  return io === 'input' ? withoutNul(schema) : schema;
 }
+
+/** `assertNoNulCharacters` (src/common/validation.ts) refuses a NUL in any text input: said on every input string and key. */
+const NO_NUL = '^[^\\u0000]*$';
+
+function withoutNul(schema: JsonSchema): JsonSchema {
+  const out: JsonSchema = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (Array.isArray(value)) out[key] = value.map((item) => (item && typeof item === 'object' ? withoutNul(item as JsonSchema) : item));
+    else if (value && typeof value === 'object' && !['default', 'examples', 'const', 'enum'].includes(key)) out[key] = withoutNul(value as JsonSchema);
+    else out[key] = value;
+  }
+  if (out.type === 'string' && !out.format && !out.enum && out.const === undefined) {
+    if (out.pattern === undefined) out.pattern = NO_NUL;
+    else out.allOf = [...((out.allOf as JsonSchema[] | undefined) ?? []), { pattern: NO_NUL }];
+  }
+  if (out.type === 'object' && out.additionalProperties !== false && !out.propertyNames) out.propertyNames = { pattern: NO_NUL };
+  return out;
+}
+
+/** Project-scoped operations act on the project named here (or `project_id`); needed when the caller has more than one. */
+const projectHeader: JsonSchema = {
+  name: 'X-Project-Id',
+  in: 'header',
+  required: false,
+  schema: { type: 'string', format: 'uuid' },
+  description: 'The project to act on (or the `project_id` query parameter); required when the credential is a user with more than one project, else 400 `project_required`. API keys act on their own project.',
+};
 
 function parameters(type: ZodType | undefined, location: 'path' | 'query'): JsonSchema[] {
   if (!type) return [];
@@ -61,6 +88,11 @@ function errorStatuses(def: RouteDef): string[] {
   });
 }
 
+/** No body is read as `{}`: required where that is refused (always for PATCH: `empty_update`). */
+function bodyRequired(def: RouteDef): boolean {
+  return def.method === 'patch' || !def.body!.safeParse({}).success;
+}
+
 /** A PATCH must change something: the service refuses `{}` (src/http/route.ts). */
 function requestBodySchema(def: RouteDef): JsonSchema {
   const schema = schemaOf(def.body!, 'input');
@@ -87,8 +119,8 @@ export function buildOpenApiDocument(routes: RouteDef[], opts: { version: string
       tags: [def.tag],
       ...(def.access.scope === 'public' ? { security: [] } : {}),
       'x-required-access': def.access,
-      parameters: [...parameters(def.params, 'path'), ...parameters(def.query, 'query')],
-      ...(def.body ? { requestBody: { required: true, content: { 'application/json': { schema: requestBodySchema(def) } } } } : {}),
+      parameters: [...parameters(def.params, 'path'), ...parameters(def.query, 'query'), ...(def.access.scope === 'project' ? [projectHeader] : [])],
+      ...(def.body ? { requestBody: { required: bodyRequired(def), content: { 'application/json': { schema: requestBodySchema(def) } } } } : {}),
       responses,
     };
   }

@@ -106,8 +106,8 @@ export function mountRoutes(router: Router, container: AppContainer, routes: Rou
       // Who may call comes before what they sent: a caller without the role gets 401/403/404, never field errors (as in GraphQL).
       const scoped = await authorize(ctx, def.access, hints);
       const query = parse(def.query, http.query, 'query');
-      // An update must change something (documented as minProperties: 1).
-      if (def.method === 'patch' && rawBody !== null && typeof rawBody === 'object' && Object.keys(rawBody).length === 0) {
+      // An update must change something (documented as a required body with minProperties: 1): no body at all is no change either.
+      if (def.method === 'patch' && (rawBody === undefined || (rawBody !== null && typeof rawBody === 'object' && Object.keys(rawBody).length === 0))) {
         throw new ValidationError('Empty update: send at least one field to change.', { in: 'body', fields: [{ field: 'body', message: 'must have at least one property' }] }, 'empty_update');
       }
       const body = parse(def.body, rawBody, 'body');

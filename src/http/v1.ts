@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import type { AppContainer } from '../app/container';
 import { deliveryRoutes } from '../deliveries/delivery.routes';
+import { bulkActionRoutes } from '../bulk-actions/bulk-action.routes';
 import { eventRoutes } from '../events/event.routes';
 import { accountRoutes } from '../accounts/account.routes';
 import { apiKeyRoutes } from '../api-keys/api-key.routes';
@@ -18,7 +19,7 @@ import { buildOpenApiDocument } from './openapi';
 import { mountRoutes, type RouteDef } from './route';
 
 /** Every `/v1` operation; add a resource's routes here. The OpenAPI document is built from this list. */
-export const v1Routes: RouteDef[] = [...accountRoutes, ...organizationRoutes, ...projectRoutes, ...apiKeyRoutes, ...oauthRoutes, ...eventRoutes, ...deliveryRoutes, ...endpointRoutes, ...filterGroupRoutes, ...destinationRoutes, ...linkRoutes, ...templateRoutes, ...transformRoutes, ...projectMetricsRoutes];
+export const v1Routes: RouteDef[] = [...accountRoutes, ...organizationRoutes, ...projectRoutes, ...apiKeyRoutes, ...oauthRoutes, ...eventRoutes, ...deliveryRoutes, ...bulkActionRoutes, ...endpointRoutes, ...filterGroupRoutes, ...destinationRoutes, ...linkRoutes, ...templateRoutes, ...transformRoutes, ...projectMetricsRoutes];
 
 export function v1Router(container: AppContainer): Router {
   const router = new Router();

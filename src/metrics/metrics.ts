@@ -46,8 +46,31 @@ export const ingressCommitSeconds = new Histogram({
 /** Destination types are few and fixed (webhook, chat_a, chat_b, chat_c, cli): safe as a label. */
 export const deliveryAttempts = new Counter({
   name: 'relay_delivery_attempts_total',
-  help: 'Delivery attempts by outcome (success, retrying, failed, rate_limited) and destination type.',
+  help: 'Delivery attempts by outcome (success, retrying, failed, skipped, rate_limited) and destination type.',
   labelNames: ['outcome', 'destination_type'] as const,
+  registers: [metricsRegistry],
+});
+
+/** Attempts not made yet because of the destination's capacity: `throttled` (max_concurrency) or `deferred` (circuit open). */
+export const deliveryDeferrals = new Counter({
+  name: 'relay_delivery_deferrals_total',
+  help: 'Attempts that waited on a workflow timer instead of sending: reason throttled (max_concurrency) or deferred (circuit open).',
+  labelNames: ['reason', 'destination_type'] as const,
+  registers: [metricsRegistry],
+});
+
+export const circuitTransitions = new Counter({
+  name: 'relay_destination_circuit_transitions_total',
+  help: 'Destination circuit-breaker transitions: opened, reopened (a failed probe), closed.',
+  labelNames: ['transition'] as const,
+  registers: [metricsRegistry],
+});
+
+/** The SDK drops an eager start silently when the starting worker has no free workflow-task slot: `fallback` counts those. */
+export const workflowEagerStarts = new Counter({
+  name: 'relay_workflow_eager_starts_total',
+  help: 'Delivery workflow starts that asked for eager start, by result: eager (first task handed to this worker) or fallback (task queue).',
+  labelNames: ['result'] as const,
   registers: [metricsRegistry],
 });
 

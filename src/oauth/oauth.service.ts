@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { bothOrNeither } from '../common/validation';
 import { provisionUser } from '../accounts/account.service';
 import type { SessionView } from '../accounts/account.view';
 import { startSession } from '../accounts/session.service';
@@ -45,7 +46,8 @@ export const startSignInInput = z
   .refine((input) => (input.client_redirect_uri === undefined) === (input.client_code_challenge === undefined), {
     message: 'client_redirect_uri and client_code_challenge go together',
     path: ['client_code_challenge'],
-  });
+  })
+  .meta(bothOrNeither('client_redirect_uri', 'client_code_challenge'));
 export type StartSignInInput = z.infer<typeof startSignInInput>;
 
 export const startConnectionInput = z.object({

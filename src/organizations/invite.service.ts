@@ -26,7 +26,8 @@ import {
  */
 export const INVITE_TOKEN_PREFIX = 'inv_';
 
-export const emailInput = z.string().trim().toLowerCase().pipe(z.email({ message: 'must be an email address' }));
+// Documented with the pattern the check uses (the pipe's input side would otherwise show a bare string).
+export const emailInput = z.string().trim().toLowerCase().pipe(z.email({ message: 'must be an email address' })).meta({ pattern: z.regexes.email.source });
 export const createInviteInput = z.object({ email: emailInput, role: roleInput });
 export type CreateInviteInput = z.infer<typeof createInviteInput>;
 export const acceptInviteInput = z.object({ token: z.string().min(1).max(200) });

@@ -138,6 +138,6 @@ export function failureToResult(outcome: { error: string; blocked: boolean; late
     latencyMs: outcome.latencyMs,
     error: outcome.error,
     payloadSent,
-    ...(outcome.blocked ? { permanent: true } : {}),
+    ...(outcome.blocked ? { permanent: true } : { unreachable: true }),
   };
 }

@@ -18,6 +18,10 @@ export interface SendResult {
   retryAfterMs?: number;
   /** The failure cannot succeed on retry (e.g. SSRF refusal, missing configuration). */
   permanent?: boolean;
+  /** No answer at all: a connection error or a timeout (what the destination's circuit breaker counts). */
+  unreachable?: boolean;
+  /** A `cli` forward not made because the CLI was away or paused: the delivery ends `skipped`, not failed. */
+  skipped?: boolean;
 }
 
 export const STORED_BODY_LIMIT_BYTES = 4096;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { atMostOne, given, present } from '../common/validation';
 import { ConflictError, ValidationError } from '../common/errors';
 import { findPage, type Page, type PageRequest } from '../common/pagination';
 import { findInProject } from '../common/project-scope';
@@ -31,6 +32,10 @@ export const previewTemplateInput = z.object({
   event_id: z.uuid({ message: 'must be a UUID' }).nullable().optional(),
   event_type: z.string().max(200).nullable().optional(),
   destination_types: z.array(z.enum(DESTINATION_TYPES)).nullable().optional(),
+}).meta({
+  // Checked in template-preview.service.ts: stated here so the OpenAPI document carries the rules.
+  allOf: [atMostOne(given('template_id'), given('template_config')), atMostOne(given('transform_id'), given('transform_expression'))],
+  anyOf: [present('payload'), given('event_id')],
 });
 export type PreviewTemplateInput = z.infer<typeof previewTemplateInput>;
 

@@ -1,7 +1,7 @@
 import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
-import { cancelDeliverySignal, type deliveryWorkflow } from '../../workflows/delivery.workflow';
-import { CLI_MAX_DELAY_MS } from '../cli-sessions/cli-limits';
+import { cancelDeliverySignal, cliAnswerSignal, type deliveryWorkflow } from '../../workflows/delivery.workflow';
+import { workflowEagerStarts } from '../metrics/metrics';
 import { SEARCH_ATTRIBUTES } from './search-attributes';
 
 /** What a delivery workflow is started with: its id and the fields a user searches by in the Temporal UI. */
@@ -52,11 +52,10 @@ export async function startDeliveryWorkflow(
   d: DeliveryToStart,
 ): Promise<'started' | 'already_started'> {
   try {
-    await client.workflow.start<typeof deliveryWorkflow>('deliveryWorkflow', {
+    const handle = await client.workflow.start<typeof deliveryWorkflow>('deliveryWorkflow', {
       taskQueue: opts.taskQueue,
       workflowId: deliveryWorkflowId(d.deliveryId),
-      // Any destination may be (or become) a `cli` one whose session delays the answer by up to CLI_MAX_DELAY_MS.
-      args: [{ deliveryId: d.deliveryId, attemptTimeoutMs: opts.attemptTimeoutMs, maxExtraWaitMs: CLI_MAX_DELAY_MS }],
+      args: [{ deliveryId: d.deliveryId, attemptTimeoutMs: opts.attemptTimeoutMs }],
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
       requestEagerStart: opts.eager,
@@ -69,6 +68,7 @@ export async function startDeliveryWorkflow(
         { key: keys.deliveryStatus, value: 'queued' },
       ],
     });
+    if (opts.eager) workflowEagerStarts.inc({ result: handle.eagerlyStarted ? 'eager' : 'fallback' });
     return 'started';
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already_started';
@@ -80,6 +80,17 @@ export async function startDeliveryWorkflow(
 export async function signalDeliveryCancel(client: Client, deliveryId: string): Promise<boolean> {
   try {
     await client.workflow.getHandle(deliveryWorkflowId(deliveryId)).signal(cancelDeliverySignal);
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
+}
+
+/** Tells a delivery workflow waiting on a `cli` forward that the CLI answered it; false when the workflow is not running. */
+export async function signalCliAnswer(client: Client, deliveryId: string, forwardId: string): Promise<boolean> {
+  try {
+    await client.workflow.getHandle(deliveryWorkflowId(deliveryId)).signal(cliAnswerSignal, forwardId);
     return true;
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return false;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { exactlyOne, given, present } from '../common/validation';
 import { ConflictError, ValidationError } from '../common/errors';
 import { findPage, type Page, type PageRequest } from '../common/pagination';
 import { findInProject } from '../common/project-scope';
@@ -71,7 +72,7 @@ export const previewTransformInput = z.object({
   expression: z.string().min(1).max(100_000),
   event_id: z.uuid({ message: 'must be a UUID' }).nullable().optional().describe('A stored event of the project to run against; or give payload'),
   payload: z.unknown().optional().describe('A sample body to run against; or give event_id'),
-});
+}).meta(exactlyOne(present('payload'), given('event_id')));
 export type PreviewTransformInput = z.infer<typeof previewTransformInput>;
 
 /**

@@ -56,8 +56,15 @@ export async function startRelayWorker(container: AppContainer, opts: { taskQueu
     taskQueue: opts.taskQueue ?? config.TEMPORAL_TASK_QUEUE,
     ...(prebuilt ? { workflowBundle: { codePath: WORKFLOW_BUNDLE_PATH } } : { workflowsPath: WORKFLOWS_PATH }),
     activities: createActivities(container),
+    // Slots follow the work (docs/delivery.md "Capacity and isolation"). An attempt is a local activity that mostly
+    // waits on a receiver's network answer: a promise and a socket, no CPU. What bounds how many wait on one
+    // destination is its max_concurrency (a lease in PostgreSQL, across all workers), not this number; so it is
+    // large: a thousand slow destinations would each need two attempts in flight to fill it. No attempt waits on a
+    // CLI in a slot at all (the workflow waits for its answer). Workflow tasks are CPU: enough slots that an eager
+    // start always finds one free (the SDK silently drops the eager request otherwise), few enough to stay bounded.
+    maxConcurrentLocalActivityExecutions: config.RELAY_WORKER_MAX_ATTEMPTS,
     maxConcurrentActivityTaskExecutions: 200,
-    maxConcurrentWorkflowTaskExecutions: 100,
+    maxConcurrentWorkflowTaskExecutions: config.RELAY_WORKER_MAX_WORKFLOW_TASKS,
     maxCachedWorkflows: 2000,
     plugins,
   });

@@ -2,7 +2,9 @@ import { type ApiServer, startApiServer } from '../../src/http/server';
 import { CliForwarder, NO_CLI_CONNECTED } from '../../src/cli-sessions/cli-forwarder';
 import { loadAttemptContext } from '../../src/deliveries/attempt-store';
 import { signOutbound } from '../../src/sending/signature';
+import { OrganizationMember } from '../../src/organizations/organization-member.entity';
 import { Transform } from '../../src/transforms/transform.entity';
+import { User } from '../../src/users/user.entity';
 import { attemptsOf, createScene, type DeliveryStack, type Scene, sql, startDeliveryStack, waitForDeliveries, waitForStatus } from '../delivery/harness';
 import { gql, tokenFor } from '../support/api';
 import { createEndpoint, createWorkspace } from '../support/factories';
@@ -100,16 +102,18 @@ describe('the listen tunnel', () => {
     await report(server.url, token, { forwardId: forward.id, statusCode: 200, latencyMs: 1 });
   });
 
-  it('fails the attempt permanently when no CLI is connected, and forwards nothing', async () => {
+  it('skips the delivery when no CLI is connected (not a failure, not a dead letter), and forwards nothing', async () => {
     const { destinationId } = await startSession(server.url, token, { machine: 'offline-box' });
     const eventId = await ingest('{"n":1}');
     const [delivery] = await waitForDeliveries(container(), eventId, 1);
     expect(delivery.destination_id).toBe(destinationId);
-    const done = await waitForStatus(container(), delivery.id, ['success', 'failed']);
-    expect(done.status).toBe('failed');
+    const done = await waitForStatus(container(), delivery.id, ['success', 'failed', 'skipped']);
+    expect(done.status).toBe('skipped');
+    const [row] = await sql<{ dead_lettered_at: Date | null }>(container(), 'select dead_lettered_at from deliveries where id = ?', [delivery.id]);
+    expect(row.dead_lettered_at).toBeNull();
     const attempts = await attemptsOf(container(), delivery.id);
     expect(attempts).toHaveLength(1);
-    expect(attempts[0]).toMatchObject({ status: 'failed', error: NO_CLI_CONNECTED });
+    expect(attempts[0]).toMatchObject({ status: 'skipped', error: NO_CLI_CONNECTED });
     expect(await sql(container(), 'select id from cli_forwards where destination_id = ?', [destinationId])).toEqual([]);
   });
 
@@ -128,7 +132,7 @@ describe('the listen tunnel', () => {
     expect((await waitForStatus(container(), first.deliveryId, ['success', 'failed'])).status).toBe('success');
   });
 
-  it('fails a retry permanently when the CLI has gone meanwhile', async () => {
+  it('skips a retry when the CLI has gone meanwhile', async () => {
     const { destinationId } = await startSession(server.url, token, { machine: 'gone' });
     listener = await listen(server.url, token, container(), destinationId);
     await ingest('{"bye":true}');
@@ -136,15 +140,15 @@ describe('the listen tunnel', () => {
     await report(server.url, token, { forwardId: first.id, statusCode: 502, latencyMs: 4 });
     await listener.close();
     listener = null;
-    expect((await waitForStatus(container(), first.deliveryId, ['success', 'failed'])).status).toBe('failed');
+    expect((await waitForStatus(container(), first.deliveryId, ['success', 'failed', 'skipped'])).status).toBe('skipped');
     const attempts = await attemptsOf(container(), first.deliveryId);
     expect(attempts.map((a) => [a.status, a.status_code, a.error])).toEqual([
       ['retrying', 502, 'HTTP 502 Bad Gateway'],
-      ['failed', null, NO_CLI_CONNECTED],
+      ['skipped', null, NO_CLI_CONNECTED],
     ]);
   });
 
-  it('a retried attempt (its worker lost mid-wait) finds its forward again: an answer already given, or one still to come', async () => {
+  it('a retried attempt (its worker lost) finds its forward again: announced again, or its answer taken', async () => {
     const { destinationId } = await startSession(server.url, token, { machine: 'retried' });
     listener = await listen(server.url, token, container(), destinationId);
     await ingest('{"case":"retried"}');
@@ -158,23 +162,23 @@ describe('the listen tunnel', () => {
     const forwarder = new CliForwarder(container());
     const store = (id: string, result: unknown) =>
       sql(container(), `insert into cli_forwards (id, delivery_id, attempt_number, destination_id, project_id, event_id, headers, body, delay_ms, result)
-                        values (?, ?, 2, ?, ?, ?, '{}'::jsonb, '{}', 0, ?::jsonb)`, [id, first.deliveryId, destinationId, ctx.projectId, ctx.eventId, result]);
+                        values (?, ?, 2, ?, ?, ?, '{}'::jsonb, '{"n":1}', 0, ?::jsonb)`, [id, first.deliveryId, destinationId, ctx.projectId, ctx.eventId, result]);
     const request = { ctx: { ...ctx, attemptNumber: 2 }, transformed: null, signing: null, timeoutMs: 10_000 };
-
-    const answeredId = '01900000-0000-7000-8000-00000000a001';
-    await store(answeredId, JSON.stringify({ statusCode: 202, responseHeaders: {}, responseBody: 'from before', latencyMs: 5, error: null, skipped: false }));
-    expect(await forwarder.forward(request)).toMatchObject({ statusCode: 202, responseBody: 'from before' });
-    expect(await sql(container(), 'select id from cli_forwards where id = ?', [answeredId])).toEqual([]);
 
     const pendingId = '01900000-0000-7000-8000-00000000a002';
     await store(pendingId, null);
-    const waiting = forwarder.forward(request);
-    // The API is told again, so the CLI gets the forward it may never have received; its answer ends the wait.
-    const again = await listener.next();
-    expect(again.id).toBe(pendingId);
-    expect(await report(server.url, token, { forwardId: pendingId, statusCode: 203, responseBody: 'answered now', latencyMs: 2 })).toBe(true);
-    expect(await waiting).toMatchObject({ statusCode: 203, responseBody: 'answered now' });
+    // The API is told again, so the CLI gets the forward it may never have received.
+    expect(await forwarder.begin(request)).toEqual({ forwardId: pendingId, waitMs: 10_000 });
+    expect((await listener.next()).id).toBe(pendingId);
+    await sql(container(), `update cli_forwards set result = ?::jsonb where id = ?`, [
+      JSON.stringify({ statusCode: 202, responseHeaders: {}, responseBody: 'from before', latencyMs: 5, error: null, skipped: false }),
+      pendingId,
+    ]);
+    // Already answered: announced no more; collect takes the answer and removes the forward.
+    expect(await forwarder.begin(request)).toEqual({ forwardId: pendingId, waitMs: 10_000 });
+    expect(await forwarder.collect(pendingId, 10_000)).toMatchObject({ statusCode: 202, responseBody: 'from before', payloadSent: { n: 1 } });
     expect(await sql(container(), 'select id from cli_forwards where id = ?', [pendingId])).toEqual([]);
+    expect(await forwarder.collect(pendingId, 10_000)).toBeNull();
   });
 
   it('records a connection error, a pause and a missing answer as the contract says', async () => {
@@ -191,7 +195,7 @@ describe('the listen tunnel', () => {
     await ingest('{"case":"paused"}');
     const paused = await listener.next();
     await report(server.url, token, { forwardId: paused.id, skipped: true, latencyMs: 0 });
-    expect((await waitForStatus(container(), paused.deliveryId, ['success', 'failed'])).status).toBe('failed');
+    expect((await waitForStatus(container(), paused.deliveryId, ['success', 'failed', 'skipped'])).status).toBe('skipped');
     expect((await attemptsOf(container(), paused.deliveryId))[0].error).toBe('paused in the CLI: not forwarded');
 
     await ingest('{"case":"silent"}');
@@ -246,6 +250,22 @@ describe('the listen tunnel', () => {
     // Within one heartbeat (5 s).
     await listener.ended;
     expect(await presenceRows(container(), destinationId)).toBe(0);
+  });
+
+  it('refuses cliForwards to anyone but the user whose session created the destination: a viewer and another developer', async () => {
+    const { destinationId } = await startSession(server.url, token, { machine: 'owned' });
+    const em = container().orm.em.fork();
+    for (const role of ['viewer', 'developer'] as const) {
+      const user = em.create(User, { email: `${role}-${Date.now()}@example.test`, name: role });
+      em.create(OrganizationMember, { organization: scene.organization, user, role });
+      await em.flush();
+      const other = await tokenFor(container(), user.id);
+      await expect(listen(server.url, other, container(), destinationId)).rejects.toThrow(/forbidden/);
+    }
+    // Nobody else became "connected": an event to it is skipped (no CLI), not forwarded to a stranger.
+    expect(await presenceRows(container(), destinationId)).toBe(0);
+    listener = await listen(server.url, token, container(), destinationId);
+    expect(await presenceRows(container(), destinationId)).toBe(1);
   });
 
   it('refuses a subscription to a destination that is not a cli destination of the project', async () => {

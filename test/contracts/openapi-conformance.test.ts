@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { RecordingClient, signup, uniqueEmail } from '../support/accounts';
 import { rest, startTestApi, type TestApi, tokenFor } from '../support/api';
 import { createDestination, createWorkspace } from '../support/factories';
@@ -49,5 +50,20 @@ describe('the OpenAPI document agrees with the service', () => {
     const patches = Object.values(doc.paths).flatMap((ops) => (ops.patch ? [ops.patch] : []));
     expect(patches.length).toBeGreaterThan(5);
     for (const op of patches) expect(op.requestBody?.content['application/json'].schema.minProperties).toBe(1);
+  });
+
+  it('answers 400 empty_update to every PATCH sent no body at all, as to `{}`', async () => {
+    const ws = await createWorkspace(api.container.orm.em.fork());
+    const token = await tokenFor(api.container, ws.user.id);
+    const ids: Record<string, string> = { projectId: ws.project.id, organizationId: ws.organization.id };
+    const paths = Object.entries(doc.paths).filter(([, ops]) => ops.patch).map(([path]) => path);
+    expect(paths.length).toBeGreaterThanOrEqual(12);
+    for (const path of paths) {
+      const url = path.replace(/\{(\w+)\}/g, (_m, name: string) => ids[name] ?? randomUUID());
+      for (const body of [undefined, {}]) {
+        const res = await rest(api.baseUrl, 'PATCH', url, { token, body, headers: { 'x-project-id': ws.project.id } });
+        expect({ path, body, status: res.status, code: res.body?.error?.code }).toEqual({ path, body, status: 400, code: 'empty_update' });
+      }
+    }
   });
 });

@@ -25,12 +25,15 @@ function run(command: string, args: string[]): Promise<{ code: number | null; ou
 describe('schemathesis against /v1', () => {
   let api: TestApi;
   let token: string;
+  let projectId: string;
 
   beforeAll(async () => {
     // The fuzzer sends hundreds of requests with one credential: no management rate limit here.
     api = await startTestApi({ RELAY_API_RATE_LIMIT: '0' });
     const ws = await createWorkspace(api.container.orm.em.fork());
     token = await tokenFor(api.container, ws.user.id);
+    // The fuzzer creates projects: from then on the caller has several, and project-scoped calls name theirs (as documented).
+    projectId = ws.project.id;
   });
   afterAll(() => api.close());
 
@@ -39,12 +42,15 @@ describe('schemathesis against /v1', () => {
       '-m', 'schemathesis.cli', 'run', `${api.baseUrl}/v1/openapi.json`,
       '--url', api.baseUrl,
       '-H', `Authorization: Bearer ${token}`,
+      '-H', `X-Project-Id: ${projectId}`,
       '--checks', 'not_a_server_error,response_schema_conformance,status_code_conformance',
       '--max-examples', MAX_EXAMPLES,
       '--max-time', MAX_TIME_SECONDS,
       '--request-timeout', '20',
       '--seed', '11',
       '--no-color',
+      // e.g. `--report har --report-dir /tmp/st` to see every request and answer.
+      ...(process.env.RELAY_SCHEMATHESIS_EXTRA_ARGS?.split(' ').filter(Boolean) ?? []),
     ]);
     if (code !== 0) console.log(output.slice(-20_000));
     if (process.env.RELAY_SCHEMATHESIS_LOG) writeFileSync(process.env.RELAY_SCHEMATHESIS_LOG, output);

@@ -46,6 +46,11 @@ export interface DashboardEnv {
   expectNotReceived(values: string[], allowed?: (r: Received) => boolean): void;
   /** GraphQL errors the API answered the page with for the given codes (e.g. insufficient_role). */
   refusals(codes?: string[]): Received[];
+  /**
+   * Restarts the service on the same port and database: `graceful` (SIGINT) or `kill` (SIGKILL,
+   * as a crash); `meanwhile` runs while it is down. `service` then names the new process.
+   */
+  restartService(mode: 'graceful' | 'kill', meanwhile?: () => Promise<void>): Promise<void>;
   /** Writes docs/screenshots/<name>.png. */
   screenshot(name: string, page?: Page): Promise<void>;
   close(): Promise<void>;
@@ -77,9 +82,10 @@ export async function startDashboardEnv(
   let db: TestDatabase | undefined;
   let service: ServiceProcess | undefined;
   let browser: Browser | undefined;
+  const serviceEnv = { RELAY_DASHBOARD_DIR: dashboardDir, LOG_LEVEL: 'error', ...opts.env };
   try {
     db = await createTestDatabase();
-    service = await startServiceProcess({ databaseUrl: db.url, port: opts.port, env: { RELAY_DASHBOARD_DIR: dashboardDir, LOG_LEVEL: 'error', ...opts.env } });
+    service = await startServiceProcess({ databaseUrl: db.url, port: opts.port, env: serviceEnv });
     browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
   } catch (err) {
     await browser?.close();
@@ -110,7 +116,7 @@ export async function startDashboardEnv(
   const page = await context.newPage();
   watchSockets(page, received);
   const settle = () => Promise.all(pending.splice(0));
-  return {
+  const env: DashboardEnv = {
     service,
     browser,
     context,
@@ -123,6 +129,14 @@ export async function startDashboardEnv(
         .filter((r) => !allowed(r))
         .flatMap((r) => values.filter((v) => v && r.body.includes(v)).map((value) => ({ value, url: r.url, operation: r.operation, body: r.body.slice(0, 200) })));
       expect(leaks).toEqual([]);
+    },
+    async restartService(mode, meanwhile) {
+      const old = service!;
+      if (mode === 'kill') old.child.kill('SIGKILL');
+      await old.stop();
+      await meanwhile?.();
+      service = await startServiceProcess({ databaseUrl: db!.url, port: Number(new URL(old.baseUrl).port), taskQueue: old.taskQueue, env: serviceEnv });
+      env.service = service;
     },
     refusals(codes = ['forbidden', 'insufficient_role', 'unauthenticated']) {
       return received.filter((r) => r.body.includes('"errors"') && codes.some((c) => r.body.includes(`"code":"${c}"`)));
@@ -139,6 +153,7 @@ export async function startDashboardEnv(
       fs.rmSync(dashboardDir, { recursive: true, force: true });
     },
   };
+  return env;
 }
 
 function watchSockets(page: Page, received: Received[]): void {

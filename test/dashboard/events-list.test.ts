@@ -98,4 +98,22 @@ describeInBrowser('dashboard events list: outcomes, filters in the URL, live out
     await rowOf(page, id).getByText('delivered').waitFor({ timeout: 30_000 });
     expect(await rowOf(page, id).getByRole('cell').nth(4).textContent()).toBe('200');
   });
+
+  it('bulk retry: the count first, a double click retries once, progress, then the outcome turns delivered', async () => {
+    const { page } = env;
+    receiver.respond = () => ({ status: 200, body: 'ok' });
+    const before = receiver.requests.filter((r) => r.path.endsWith('/bad')).length;
+    await page.goto('/events?outcome=dead_lettered');
+    await rowOf(page, ids.dead).waitFor();
+    await page.getByRole('button', { name: 'Retry matching deliveries…' }).click();
+    await page.getByTestId('bulk-count').getByText('1 failed deliveries match').waitFor();
+    await env.screenshot('bulk-retry-count');
+    await page.getByRole('button', { name: 'Retry 1 failed deliveries' }).dblclick();
+    await page.getByTestId('bulk-progress').getByText('Done: 1 of 1 retried').waitFor({ timeout: 30_000 });
+    await env.screenshot('bulk-retry-done');
+    await page.goto('/events');
+    await rowOf(page, ids.dead).getByText('delivered').waitFor({ timeout: 30_000 });
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(receiver.requests.filter((r) => r.path.endsWith('/bad')).length).toBe(before + 1);
+  });
 });

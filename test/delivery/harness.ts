@@ -1,3 +1,4 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
 import type { AppContainer } from '../../src/app/container';
 import { systemProjectContext, type ProjectContext } from '../../src/common/request-context';
 import type { RetryPolicy } from '../../src/common/types';
@@ -69,14 +70,19 @@ export async function waitForStatus(container: AppContainer, deliveryId: string,
   }
 }
 
-/** The delivery workflow's result, once the dispatcher has started it. */
+/** The delivery workflow's result, once the dispatcher has started it (claimed deliveries are marked just before their start). */
 export async function workflowResult(container: AppContainer, deliveryId: string): Promise<unknown> {
   for (;;) {
     const [row] = await sql<DeliveryRow>(container, 'select workflow_started_at from deliveries where id = ?', [deliveryId]);
-    if (row?.workflow_started_at) break;
+    if (row?.workflow_started_at) {
+      try {
+        return await container.temporal.workflow.getHandle(deliveryWorkflowId(deliveryId)).result();
+      } catch (err) {
+        if (!(err instanceof WorkflowNotFoundError)) throw err;
+      }
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
-  return container.temporal.workflow.getHandle(deliveryWorkflowId(deliveryId)).result();
 }
 
 export interface Scene extends Workspace {

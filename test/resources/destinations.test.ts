@@ -35,6 +35,8 @@ describe('destinations over REST and GraphQL', () => {
       retry_policy: { max_attempts: 7, backoff: [1, 5, 30, 120, 900, 3600, 21600] },
       event_types: ['push', 'issue'],
       is_active: true,
+      max_concurrency: null,
+      circuit: { state: 'closed', consecutive_failures: 0, opened_at: null, next_probe_at: null, last_error: null },
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });
@@ -76,6 +78,8 @@ describe('destinations over REST and GraphQL', () => {
       [{ name: 'x', type: 'webhook', webhook_url: CHAT_URL, retry_policy: { max_attempts: 3, backoff: [] } }, 'retry_policy.backoff'],
       [{ name: 'x', type: 'webhook', webhook_url: CHAT_URL, retry_policy: { max_attempts: 3, backoff: [1, 86_401] } }, 'retry_policy.backoff.1'],
       [{ name: 'x', type: 'webhook', webhook_url: CHAT_URL, retry_policy: { max_attempts: 3, backoff: [1.5] } }, 'retry_policy.backoff.0'],
+      [{ name: 'x', type: 'webhook', webhook_url: CHAT_URL, max_concurrency: 0 }, 'max_concurrency'],
+      [{ name: 'x', type: 'webhook', webhook_url: CHAT_URL, max_concurrency: 1001 }, 'max_concurrency'],
       [{ name: 'x', type: 'webhook', webhook_url: CHAT_URL, event_types: 'push' }, 'event_types'],
     ];
     for (const [body, field] of bad) {
@@ -91,6 +95,10 @@ describe('destinations over REST and GraphQL', () => {
     const toBot = await env.call('PATCH', `/v1/destinations/${id}`, { body: { webhook_url: null, bot_token: SECRETS.botToken, channel_id: '42', retry_policy: { max_attempts: 3, backoff: [10, 60] } } });
     expect(toBot.status).toBe(200);
     expect(toBot.body).toMatchObject({ has_webhook_url: false, webhook_host: null, has_bot_token: true, channel_id: '42', retry_policy: { max_attempts: 3, backoff: [10, 60] } });
+    const limited = await env.call('PATCH', `/v1/destinations/${id}`, { body: { max_concurrency: 3 } });
+    expect(limited.body.max_concurrency).toBe(3);
+    const unlimited = await env.call('PATCH', `/v1/destinations/${id}`, { body: { max_concurrency: null } });
+    expect(unlimited.body.max_concurrency).toBeNull();
     const renamed = await env.call('PATCH', `/v1/destinations/${id}`, { body: { name: 'Chat 2', is_active: false } });
     expect(renamed.body).toMatchObject({ name: 'Chat 2', is_active: false, has_bot_token: true });
     const broken = await env.call('PATCH', `/v1/destinations/${id}`, { body: { channel_id: null } });
@@ -156,8 +164,11 @@ describe('destinations over REST and GraphQL', () => {
     const list = await env.query('{ destinations(limit: 2) { data { id } nextCursor } }');
     expect(list.data.destinations.data[0].id).toBe(d.id);
     expect(list.data.destinations.nextCursor).toEqual(expect.any(String));
-    const updated = await env.query('mutation($id: ID!) { updateDestination(id: $id, input: { eventTypes: ["a"], isActive: false }) { eventTypes isActive } }', { id: d.id });
-    expect(updated.data.updateDestination).toEqual({ eventTypes: ['a'], isActive: false });
+    const updated = await env.query(
+      'mutation($id: ID!) { updateDestination(id: $id, input: { eventTypes: ["a"], isActive: false, maxConcurrency: 4 }) { eventTypes isActive maxConcurrency circuit { state consecutiveFailures } } }',
+      { id: d.id },
+    );
+    expect(updated.data.updateDestination).toEqual({ eventTypes: ['a'], isActive: false, maxConcurrency: 4, circuit: { state: 'closed', consecutiveFailures: 0 } });
     const rotated = await env.query('mutation($id: ID!, $s: String!) { rotateDestinationSecret(id: $id, input: { signingSecret: $s, overlapSeconds: 0 }) { hasSigningSecret previousSecretExpiresAt } }', {
       id: d.id,
       s: SECRETS.destinationRotated,

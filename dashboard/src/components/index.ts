@@ -5,3 +5,4 @@ export { SecretOnce } from './secret-once';
 export { JsonView, KeyValues, Page, StatusBadge, Time } from './display';
 export { Pager, useCursorPager } from './pager';
 export { Can } from './can';
+export { LiveIndicator } from './live-indicator';

@@ -1,6 +1,7 @@
 import { Client, fetchExchange, subscriptionExchange, type CombinedError } from '@urql/core';
 import { createClient as createWsClient } from 'graphql-ws';
 import { currentAccessToken, forceRefresh } from './auth';
+import { retryDelayMs, watchConnection } from './connection';
 
 interface GraphQLBody {
   errors?: { extensions?: { code?: string } }[];
@@ -31,13 +32,19 @@ export function createGraphQLClient(): Client {
   const ws = createWsClient({
     url: wsUrl(),
     lazy: true,
+    // Reconnect on every close (a restart's 1012, a crash, a network cut), forever, with jitter (src/lib/connection.ts).
     retryAttempts: Infinity,
     shouldRetry: () => true,
+    retryWait: (tries) => new Promise((resolve) => setTimeout(resolve, retryDelayMs(tries))),
+    // A ping every 10 s; no pong within 5 s closes the socket (a laptop that slept, a dead peer), which retries.
+    keepAlive: 10_000,
     connectionParams: async () => {
       const token = await currentAccessToken();
       return token ? { authorization: `Bearer ${token}` } : {};
     },
   });
+  watchConnection(ws);
+  attachPongTimeout(ws);
   return new Client({
     url: '/graphql',
     fetch: authedFetch,
@@ -52,6 +59,20 @@ export function createGraphQLClient(): Client {
       }),
     ],
   });
+}
+
+/** Closes a socket whose pong does not come within 5 s of a ping (4408: the client's "terminated" path retries). */
+function attachPongTimeout(ws: ReturnType<typeof createWsClient>): void {
+  let socket: WebSocket | null = null;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  ws.on('opened', (s) => (socket = s as WebSocket));
+  ws.on('ping', (received) => {
+    if (received) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => socket?.readyState === WebSocket.OPEN && ws.terminate(), 5_000);
+  });
+  ws.on('pong', (received) => received && clearTimeout(timer));
+  ws.on('closed', () => clearTimeout(timer));
 }
 
 export interface FieldProblem {

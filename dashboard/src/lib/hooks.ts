@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useMutation, useQuery, useSubscription, type AnyVariables, type DocumentInput, type RequestPolicy, type UseQueryArgs } from 'urql';
+import { useLiveConnection } from './connection';
 import { useWorkspace } from './session';
 
 type WithoutProject<V> = Omit<V, 'projectId'>;
@@ -31,7 +32,11 @@ export function useProjectMutation<Data = unknown, Vars extends AnyVariables = A
   return [state, run] as const;
 }
 
-/** A subscription in the current project; `onData` runs for every message (e.g. to prepend a row). */
+/**
+ * A subscription in the current project; `onData` runs for every message (e.g. to prepend a row).
+ * It is made again after each reconnection (src/lib/connection.ts), so a subscription the server
+ * ended while going down does not stay dead.
+ */
 export function useProjectSubscription<Data = unknown, Vars extends AnyVariables = AnyVariables>(
   query: DocumentInput<Data, Vars>,
   variables: WithoutProject<Vars>,
@@ -46,7 +51,9 @@ export function useProjectSubscription<Data = unknown, Vars extends AnyVariables
   useEffect(() => {
     latest.current = onData;
   });
-  return useSubscription<Data, Data, Vars>({ query, variables: vars, pause } as never, (_previous, data) => {
+  const { generation } = useLiveConnection();
+  const context = useMemo(() => ({ generation }), [generation]);
+  return useSubscription<Data, Data, Vars>({ query, variables: vars, pause, context } as never, (_previous, data) => {
     latest.current(data);
     return data;
   });

@@ -6,6 +6,7 @@ import { Can, ConfirmButton, EmptyState, ErrorMessage, Field, Page, Pager, Secre
 import { useProjectMutation, useProjectQuery } from '../lib/hooks';
 import { useCan } from '../lib/session';
 import { providerLabel } from '../lib/providers';
+import { BulkActionPanel } from './bulk-action';
 
 /** Destinations: list, create, edit, delete, and the webhook signing secret (rotate with overlap, cut over, clear). */
 
@@ -227,6 +228,7 @@ export function DestinationPage() {
   const [deleted, remove] = useProjectMutation(DELETE);
   const [, navigate] = useLocation();
   const canWrite = useCan('write');
+  const [bulk, setBulk] = useState<'retry' | 'cancel' | null>(null);
   const d = data?.destination;
   if (!d) return <Page title="Destination">{error ? <ErrorMessage error={error} /> : <div className="loading">Loading…</div>}</Page>;
   return (
@@ -238,6 +240,12 @@ export function DestinationPage() {
       }
       actions={
         <Can permission="write">
+          <button type="button" onClick={() => setBulk('retry')}>
+            Retry failed…
+          </button>
+          <button type="button" onClick={() => setBulk('cancel')}>
+            Cancel pending…
+          </button>
           <ConfirmButton danger confirmText="Delete with its links and history?" onConfirm={async () => (await remove({ id })).data && navigate('/destinations')}>
             Delete
           </ConfirmButton>
@@ -245,6 +253,7 @@ export function DestinationPage() {
       }
     >
       <ErrorMessage error={deleted.error} />
+      {bulk && <BulkActionPanel key={bulk} kind={bulk} filter={bulk === 'retry' ? { destinationId: d.id, status: 'failed' } : { destinationId: d.id }} onClose={() => setBulk(null)} />}
       <div className="grid2">
         {canWrite ? <EditDestination destination={d} onSaved={reload} /> : <DestinationSummary destination={d} />}
         {d.type === 'webhook' && <SigningSecret destination={d} onChanged={reload} />}

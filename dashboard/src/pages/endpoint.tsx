@@ -1,7 +1,8 @@
 import { useState, type FormEvent } from 'react';
 import { gql } from 'urql';
 import { Link, useParams } from 'wouter';
-import { Can, ConfirmButton, CopyButton, ErrorMessage, Field, JsonView, KeyValues, Page, SecretOnce, StatusBadge, Table, Time } from '../components';
+import { Can, ConfirmButton, CopyButton, ErrorMessage, Field, JsonView, KeyValues, LiveIndicator, Page, SecretOnce, StatusBadge, Table, Time } from '../components';
+import { useOnReconnect } from '../lib/connection';
 import { useProjectMutation, useProjectQuery, useProjectSubscription } from '../lib/hooks';
 import { parseJsonText, pretty } from '../lib/json-input';
 import { EVENT_ROW_FIELDS, type EventRow } from '../lib/types';
@@ -112,7 +113,9 @@ export function EndpointPage() {
           }}
         />
       </div>
-      <h2>Recent events (live)</h2>
+      <h2>
+        Recent events <LiveIndicator />
+      </h2>
       <RecentEvents endpointId={endpoint.id} />
       <h2>Linked destinations</h2>
       <EndpointLinks endpointId={endpoint.id} />
@@ -135,8 +138,9 @@ export function EndpointPage() {
 }
 
 function RecentEvents({ endpointId }: { endpointId: string }) {
-  const [{ data }] = useProjectQuery<{ events: { data: EventRow[] } }>(RECENT_EVENTS, { endpointId });
+  const [{ data }, refetch] = useProjectQuery<{ events: { data: EventRow[] } }>(RECENT_EVENTS, { endpointId });
   const [live, setLive] = useState<EventRow[]>([]);
+  useOnReconnect(() => refetch({ requestPolicy: 'network-only' }));
   useProjectSubscription<{ eventReceived: EventRow }>(EVENT_RECEIVED, { endpointId }, ({ eventReceived }) =>
     setLive((rows) => (rows.some((r) => r.id === eventReceived.id) ? rows : [eventReceived, ...rows].slice(0, 10))),
   );
@@ -153,7 +157,7 @@ function RecentEvents({ endpointId }: { endpointId: string }) {
       columns={[
         { header: 'Received', cell: (e) => <Link href={`/events/${e.id}`}><Time value={e.createdAt} /></Link> },
         { header: 'Type', cell: (e) => e.eventType || '—', className: 'mono' },
-        { header: 'Status', cell: (e) => <StatusBadge status={e.status} /> },
+        { header: 'Outcome', cell: (e) => <StatusBadge status={e.outcome} /> },
         { header: 'Event id', cell: (e) => e.id, className: 'mono hide-narrow' },
       ]}
     />

@@ -1,6 +1,7 @@
 import { gql } from 'urql';
 import { Link, useParams } from 'wouter';
 import { Can, ConfirmButton, EmptyState, ErrorMessage, JsonView, KeyValues, Page, StatusBadge, Table, Time } from '../components';
+import { useOnReconnect } from '../lib/connection';
 import { useProjectMutation, useProjectQuery, useProjectSubscription } from '../lib/hooks';
 import type { Attempt, Delivery } from '../lib/types';
 
@@ -23,6 +24,9 @@ const ATTEMPT_UPDATED = gql`
 `;
 const REPLAY = gql`
   mutation Replay($projectId: ID, $id: ID!) { replayEvent(projectId: $projectId, id: $id) { eventId deliveries { id } } }
+`;
+const FORCE_RETRY = gql`
+  mutation ForceRetry($projectId: ID, $id: ID!) { forceRetryDelivery(projectId: $projectId, id: $id) { id } }
 `;
 const CANCEL = gql`
   mutation Cancel($projectId: ID, $id: ID!) { cancelDelivery(projectId: $projectId, id: $id) { id status } }
@@ -51,8 +55,10 @@ export function EventPage() {
   const reload = () => refetch({ requestPolicy: 'network-only' });
   // An attempt recorded or changed: read the deliveries again (statuses, next retry, new replays).
   useProjectSubscription(ATTEMPT_UPDATED, { eventId: id }, reload);
+  useOnReconnect(reload);
   const [replaying, replay] = useProjectMutation(REPLAY);
   const [canceled, cancel] = useProjectMutation(CANCEL);
+  const [forced, forceRetry] = useProjectMutation(FORCE_RETRY);
   const [dlq, replayDeadLetters] = useProjectMutation(REPLAY_DEAD_LETTERS);
   const event = data?.event;
   // A dead letter leaves the queue once a replay names it: its badge and button go with it.
@@ -74,7 +80,7 @@ export function EventPage() {
         </Can>
       }
     >
-      <ErrorMessage error={replaying.error ?? canceled.error ?? dlq.error} />
+      <ErrorMessage error={replaying.error ?? canceled.error ?? dlq.error ?? forced.error} />
       <div className="card">
         <KeyValues
           values={{
@@ -123,6 +129,11 @@ export function EventPage() {
               {(d.status === 'queued' || d.status === 'retrying') && (
                 <ConfirmButton danger onConfirm={async () => { await cancel({ id: d.id }); reload(); }}>
                   Cancel
+                </ConfirmButton>
+              )}
+              {(d.status === 'success' || d.status === 'canceled' || d.status === 'skipped') && !replayed.has(d.id) && (
+                <ConfirmButton onConfirm={async () => { await forceRetry({ id: d.id }); reload(); }} confirmText="Send it again to this destination?">
+                  Retry again
                 </ConfirmButton>
               )}
               {d.deadLetteredAt && !replayed.has(d.id) && (

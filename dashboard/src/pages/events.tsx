@@ -1,10 +1,12 @@
 import { useEffect, useRef, useState } from 'react';
 import { gql, useClient } from 'urql';
 import { useLocation } from 'wouter';
-import { EmptyState, ErrorMessage, Page, Pager, StatusBadge, Table, Time } from '../components';
+import { Can, EmptyState, ErrorMessage, LiveIndicator, Page, Pager, StatusBadge, Table, Time } from '../components';
+import { useOnReconnect } from '../lib/connection';
 import { useProjectQuery, useProjectSubscription } from '../lib/hooks';
 import { useWorkspace } from '../lib/session';
 import { EVENT_ROW_FIELDS, type EndpointRef, type EventRow, type Page as ListPage } from '../lib/types';
+import { type BulkFilter, BulkActionPanel } from './bulk-action';
 import { isoToLocalInput, localInputToIso, urlCursorPager, useUrlState } from '../lib/url-state';
 
 const EVENTS = gql`
@@ -76,7 +78,7 @@ export function EventsPage() {
   const [live, setLive] = useState<EventRow[]>([]);
   const [outcomes, setOutcomes] = useState<Record<string, Pick<EventRow, 'outcome' | 'lastStatusCode'>>>({});
   const [, navigate] = useLocation();
-  const [{ data, error, fetching }] = useProjectQuery<{ events: ListPage<EventRow> }>(EVENTS, {
+  const [{ data, error, fetching }, refetch] = useProjectQuery<{ events: ListPage<EventRow> }>(EVENTS, {
     cursor: pager.cursor,
     limit,
     endpointId: filters.endpoint || undefined,
@@ -98,6 +100,11 @@ export function EventsPage() {
     !onFirstPage,
   );
   useOutcomeRefresh(setOutcomes);
+  // Back after a drop: read the page again, so what arrived meanwhile (and outcomes that moved) shows.
+  useOnReconnect(() => {
+    setOutcomes({});
+    refetch({ requestPolicy: 'network-only' });
+  });
 
   const change = (patch: Partial<Filters>) => {
     setUrl({ ...patch, cursors: '' });
@@ -115,14 +122,13 @@ export function EventsPage() {
   const rows = [...liveRows, ...fetched].map((e) => ({ ...e, ...outcomes[e.id] }));
   const freshIds = new Set(liveRows.map((e) => e.id));
   const filtered = KEYS.some((k) => k !== 'limit' && k !== 'cursors' && filters[k]);
+  const [bulk, setBulk] = useState(false);
 
   return (
     <Page
       title="Events"
       actions={
-        <span className="muted" data-testid="live-indicator">
-          {onFirstPage ? '● live' : 'paused on older pages'}
-        </span>
+        <LiveIndicator paused={onFirstPage ? undefined : 'paused on older pages'} />
       }
     >
       <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filters">
@@ -156,6 +162,15 @@ export function EventsPage() {
           </button>
         )}
       </form>
+      <Can permission="write">
+        {bulk ? (
+          <BulkActionPanel kind="retry" filter={bulkFilterOf(filters)} onClose={() => setBulk(false)} onDone={() => refetch({ requestPolicy: 'network-only' })} />
+        ) : (
+          <button type="button" className="small" onClick={() => setBulk(true)}>
+            Retry matching deliveries…
+          </button>
+        )}
+      </Can>
       <ErrorMessage error={error} />
       <Table
         label="Events"
@@ -184,6 +199,19 @@ export function EventsPage() {
       <Pager pager={pager} nextCursor={data?.events.nextCursor} />
     </Page>
   );
+}
+
+/** The bulk retry of what the list shows: its destination, endpoint, type and time filters; the outcome picks the delivery status. */
+function bulkFilterOf(f: Filters): BulkFilter {
+  const status = ({ delivered: 'success', canceled: 'canceled', skipped: 'skipped' } as Record<string, string>)[f.outcome] ?? 'failed';
+  return {
+    status,
+    destinationId: f.destination || undefined,
+    endpointId: f.endpoint || undefined,
+    eventTypePrefix: f.type || undefined,
+    createdAfter: f.after || undefined,
+    createdBefore: f.before || undefined,
+  };
 }
 
 function Select(props: { label: string; value: string; onChange: (value: string) => void; options?: [string, string][]; any?: string }) {

@@ -1,0 +1,237 @@
+import type { Knex } from '@mikro-orm/postgresql';
+
+type Binding = Knex.Value;
+import { z } from 'zod';
+import { AppError, ConflictError, NotFoundError, ValidationError } from '../common/errors';
+import { isUuid, uuidv7 } from '../common/ids';
+import type { ProjectContext } from '../common/request-context';
+import { DELIVERY_STATUSES } from '../common/types';
+import { parseInput } from '../common/validation';
+import { cancelDelivery, getDelivery, replayEventToDestination } from '../deliveries/delivery-operations.service';
+import type { Delivery } from '../deliveries/delivery.entity';
+
+/**
+ * Bulk retry and bulk cancel (issue 18.3), one service for REST, GraphQL and the dashboard.
+ * A bulk action fixes its targets when it starts (the current delivery per event and destination
+ * that matches the filter, at most MAX_TARGETS), then works through them in the background in
+ * batches, recording its progress; each retry is a replay of that event to that destination
+ * (delivery-operations.service.ts), each cancel a delivery cancel. Idempotent: the same
+ * `idempotency_key` returns the action already started; a target that is no longer current (a
+ * newer delivery took over) or no longer cancelable is passed over, so a resumed batch never
+ * doubles a retry.
+ */
+
+export const MAX_TARGETS = 10_000;
+const BATCH = 25;
+/** A running action whose row has not moved for this long lost its process (a restart): reading it resumes it. */
+const STALE_MS = 30_000;
+
+export const BULK_KINDS = ['retry', 'cancel'] as const;
+const timestamp = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 timestamp, e.g. 2026-01-31T12:00:00Z' });
+
+export const bulkFilter = z
+  .object({
+    destination_id: z.uuid().optional(),
+    endpoint_id: z.uuid().optional(),
+    status: z.enum(DELIVERY_STATUSES).optional().describe('Retry: default `failed`. Cancel: always the pending ones (queued, retrying)'),
+    event_type: z.string().max(500).optional().describe('Exact event type'),
+    event_type_prefix: z.string().min(1).max(500).optional(),
+    created_after: timestamp.optional().describe('Inclusive lower bound of the delivery\'s created_at'),
+    created_before: timestamp.optional().describe('Exclusive upper bound of the delivery\'s created_at'),
+  })
+  .strict();
+export type BulkFilter = z.infer<typeof bulkFilter>;
+
+export const bulkPreviewInput = z.object({ kind: z.enum(BULK_KINDS), filter: bulkFilter.default({}) }).superRefine((v, issue) => {
+  if (v.kind === 'cancel' && !v.filter.destination_id) issue.addIssue({ code: 'custom', path: ['filter', 'destination_id'], message: 'cancel needs a destination_id' });
+});
+export const bulkStartInput = z
+  .object({
+    kind: z.enum(BULK_KINDS),
+    filter: bulkFilter.default({}),
+    idempotency_key: z.string().min(1).max(200).describe('A key per user intent: the same key returns the action already started'),
+  })
+  .superRefine((v, issue) => {
+    if (v.kind === 'cancel' && !v.filter.destination_id) issue.addIssue({ code: 'custom', path: ['filter', 'destination_id'], message: 'cancel needs a destination_id' });
+  });
+
+export const bulkPreviewView = z.object({ count: z.number().int().describe('Deliveries the action would touch now'), max: z.number().int() });
+export const bulkActionView = z.object({
+  id: z.uuid(),
+  kind: z.enum(BULK_KINDS),
+  filter: bulkFilter,
+  idempotency_key: z.string(),
+  status: z.enum(['running', 'completed']),
+  total: z.number().int(),
+  done: z.number().int().describe('Targets handled so far'),
+  applied: z.number().int().describe('Targets retried or canceled (the rest were no longer current or cancelable)'),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+});
+export type BulkActionView = z.infer<typeof bulkActionView>;
+
+const knexOf = (ctx: ProjectContext): Knex => ctx.em.getConnection().getKnex();
+
+/** The current deliveries (no newer one for the same event and destination) that the filter selects, oldest first. */
+function targetsQuery(ctx: ProjectContext, kind: (typeof BULK_KINDS)[number], f: BulkFilter, limit: number): [string, Binding[]] {
+  const where: string[] = ['d.project_id = ?', 'not exists (select 1 from deliveries r where r.event_id = d.event_id and r.destination_id = d.destination_id and r.id > d.id)'];
+  const args: Binding[] = [ctx.project.id];
+  const add = (sql: string, ...values: Binding[]) => (where.push(sql), args.push(...values));
+  if (kind === 'cancel') add(`d.status in ('queued', 'retrying')`);
+  else add('d.status = ?', f.status ?? 'failed');
+  if (f.destination_id) add('d.destination_id = ?', f.destination_id);
+  if (f.endpoint_id) add('d.endpoint_id = ?', f.endpoint_id);
+  if (f.created_after) add('d.created_at >= ?', new Date(f.created_after));
+  if (f.created_before) add('d.created_at < ?', new Date(f.created_before));
+  if (f.event_type !== undefined) add('e.event_type = ?', f.event_type);
+  if (f.event_type_prefix !== undefined) add(`e.event_type like ? escape '!'`, `${f.event_type_prefix.replace(/[!%_]/g, '!$&')}%`);
+  return [`select d.id from deliveries d join events e on e.id = d.event_id where ${where.join(' and ')} order by d.id limit ?`, [...args, limit]];
+}
+
+/** How many deliveries the action would touch now (shown before confirming). */
+export async function previewBulkAction(ctx: ProjectContext, input: unknown): Promise<z.infer<typeof bulkPreviewView>> {
+  const { kind, filter } = parseInput(bulkPreviewInput, input);
+  const [sql, args] = targetsQuery(ctx, kind, filter, MAX_TARGETS + 1);
+  const { rows } = await knexOf(ctx).raw(`select count(*)::int as n from (${sql}) t`, args);
+  return { count: Math.min(rows[0].n, MAX_TARGETS + 1), max: MAX_TARGETS };
+}
+
+interface BulkRow {
+  id: string;
+  kind: (typeof BULK_KINDS)[number];
+  filter: BulkFilter;
+  idempotency_key: string;
+  status: 'running' | 'completed';
+  target_ids: string[];
+  done: number;
+  applied: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+function toView(r: BulkRow): BulkActionView {
+  return {
+    id: r.id,
+    kind: r.kind,
+    filter: r.filter,
+    idempotency_key: r.idempotency_key,
+    status: r.status,
+    total: r.target_ids.length,
+    done: r.done,
+    applied: r.applied,
+    created_at: new Date(r.created_at).toISOString(),
+    updated_at: new Date(r.updated_at).toISOString(),
+  };
+}
+
+/** Postgres hands `uuid[]` back as a `{a,b}` string unless its type parser is registered. */
+function parseIds(value: string[] | string): string[] {
+  if (Array.isArray(value)) return value;
+  const inner = value.replace(/^\{|\}$/g, '');
+  return inner ? inner.split(',') : [];
+}
+
+async function readRow(ctx: ProjectContext, where: string, args: Binding[]): Promise<BulkRow | null> {
+  const { rows } = await knexOf(ctx).raw(`select * from bulk_actions where project_id = ? and ${where}`, [ctx.project.id, ...args]);
+  return rows[0] ? { ...rows[0], target_ids: parseIds(rows[0].target_ids) } : null;
+}
+
+/**
+ * Starts a bulk action (202 with its progress), or returns the one this key already started.
+ * More than MAX_TARGETS matching deliveries is a 400 `bulk_too_large`: narrow the filter.
+ */
+export async function startBulkAction(ctx: ProjectContext, input: unknown): Promise<BulkActionView> {
+  const { kind, filter, idempotency_key } = parseInput(bulkStartInput, input);
+  const existing = await readRow(ctx, 'idempotency_key = ?', [idempotency_key]);
+  if (existing) return sameRequest(existing, kind, filter);
+  const [sql, args] = targetsQuery(ctx, kind, filter, MAX_TARGETS + 1);
+  const { rows } = await knexOf(ctx).raw(sql, args);
+  if (rows.length > MAX_TARGETS) {
+    throw new ValidationError(`More than ${MAX_TARGETS} deliveries match: narrow the filter (destination, time range, event type).`, { max: MAX_TARGETS }, 'bulk_too_large');
+  }
+  const ids = rows.map((r: { id: string }) => r.id);
+  const inserted = await knexOf(ctx).raw(
+    `insert into bulk_actions (id, project_id, kind, idempotency_key, filter, target_ids, status, created_by)
+     values (?, ?, ?, ?, ?::jsonb, ?::uuid[], ?, ?) on conflict (project_id, idempotency_key) do nothing returning id`,
+    [uuidv7(), ctx.project.id, kind, idempotency_key, JSON.stringify(filter), `{${ids.join(',')}}`, ids.length ? 'running' : 'completed', ctx.principal?.kind === 'user' ? ctx.principal.userId : null],
+  );
+  // Two requests with one key at the same moment: the loser answers with the winner's action.
+  const row = (await readRow(ctx, 'idempotency_key = ?', [idempotency_key]))!;
+  if (!inserted.rows[0]) return sameRequest(row, kind, filter);
+  if (row.status === 'running') run(ctx, row.id);
+  return toView(row);
+}
+
+/** jsonb keeps its own key order: compare filters by sorted keys. */
+const canonical = (f: BulkFilter) => JSON.stringify(Object.entries(f).sort(([a], [b]) => a.localeCompare(b)));
+
+function sameRequest(row: BulkRow, kind: string, filter: BulkFilter): BulkActionView {
+  if (row.kind !== kind || canonical(row.filter) !== canonical(filter)) {
+    throw new ConflictError('This idempotency_key was used for another bulk action.', { bulk_action_id: row.id }, 'idempotency_key_reused');
+  }
+  return toView(row);
+}
+
+/** Progress of a bulk action; a running one that lost its process is resumed. */
+export async function getBulkAction(ctx: ProjectContext, id: string): Promise<BulkActionView> {
+  const row = isUuid(id) ? await readRow(ctx, 'id = ?', [id]) : null;
+  if (!row) throw new NotFoundError('Bulk action', id);
+  if (row.status === 'running' && Date.now() - new Date(row.updated_at).getTime() > STALE_MS) run(ctx, row.id);
+  return toView(row);
+}
+
+const running = new Set<string>();
+
+/** Works through the targets in the background (one runner per action and process). */
+function run(ctx: ProjectContext, id: string): void {
+  if (running.has(id)) return;
+  running.add(id);
+  void work(ctx, id)
+    .catch((err) => ctx.container.log.error({ err, bulkActionId: id }, 'bulk action stopped; reading it later resumes it'))
+    .finally(() => running.delete(id));
+}
+
+async function work(ctx: ProjectContext, id: string): Promise<void> {
+  for (;;) {
+    const batchCtx = { ...ctx, em: ctx.em.fork() };
+    const row = (await readRow(batchCtx, 'id = ?', [id]))!;
+    const batch = row.target_ids.slice(row.done, row.done + BATCH);
+    let applied = 0;
+    for (const deliveryId of batch) applied += (await applyOne(batchCtx, row.kind, deliveryId)) ? 1 : 0;
+    const done = row.done + batch.length;
+    await knexOf(batchCtx).raw(`update bulk_actions set done = ?, applied = applied + ?, status = ?, updated_at = now() where id = ?`, [
+      done,
+      applied,
+      done >= row.target_ids.length ? 'completed' : 'running',
+      id,
+    ]);
+    if (done >= row.target_ids.length) return;
+  }
+}
+
+/** Retries or cancels one target; false when it is no longer current (retry) or cancelable (cancel). */
+async function applyOne(ctx: ProjectContext, kind: (typeof BULK_KINDS)[number], deliveryId: string): Promise<boolean> {
+  if (kind === 'cancel') {
+    try {
+      await cancelDelivery(ctx, deliveryId);
+      return true;
+    } catch (err) {
+      if (err instanceof AppError && (err.code === 'delivery_not_cancelable' || err.code === 'not_found')) return false;
+      throw err;
+    }
+  }
+  const { rows } = await knexOf(ctx).raw(
+    `select d.event_id, d.destination_id from deliveries d where d.id = ?
+        and not exists (select 1 from deliveries r where r.event_id = d.event_id and r.destination_id = d.destination_id and r.id > d.id)`,
+    [deliveryId],
+  );
+  if (!rows[0]) return false;
+  await replayEventToDestination(ctx, rows[0].event_id, rows[0].destination_id);
+  return true;
+}
+
+/** Force-retry: a new delivery of this delivery's event to its destination, whatever its status (a successful one included). */
+export async function forceRetryDelivery(ctx: ProjectContext, deliveryId: string): Promise<Delivery> {
+  const delivery = await getDelivery(ctx, deliveryId);
+  return replayEventToDestination(ctx, delivery.event.id, delivery.destination.id);
+}

@@ -1,0 +1,46 @@
+import type { Admission } from './attempt-store';
+
+/**
+ * What an attempt does with the admission relay_admit_attempt gave it
+ * (docs/delivery.md "Capacity and isolation"). Pure: the activity passes the
+ * clock and the randomness.
+ * - `send`: it holds a lease on the destination (a `probe` is the one attempt a cooled-down circuit lets through);
+ * - `throttled`: max_concurrency attempts are in flight; wait on a workflow timer, then ask again (not counted);
+ * - `deferred`: the circuit is open; wait until its next probe (spread out), then ask again (not counted);
+ * - `expired`: the circuit is still open after the retry schedule's end: fail now (dead letter), nothing sent.
+ */
+export type AdmissionAction =
+  | { kind: 'send'; probe: boolean }
+  | { kind: 'throttled'; delayMs: number }
+  | { kind: 'deferred'; delayMs: number }
+  | { kind: 'expired' };
+
+/** A throttled attempt asks again after 250 ms, doubling per refusal up to this (± half, so waiters spread out). */
+export const THROTTLE_MAX_WAIT_MS = 5000;
+const THROTTLE_FIRST_WAIT_MS = 250;
+/** Deferred attempts wake spread over up to this after the circuit's probe time, so a reopened destination is not stampeded. */
+export const DEFER_SPREAD_MS = 5000;
+
+export function admissionAction(
+  admission: Admission,
+  opts: { now: number; deadline: number; waitRound: number; random: () => number },
+): AdmissionAction {
+  const { now, deadline, random } = opts;
+  switch (admission.verdict) {
+    case 'admitted':
+      return { kind: 'send', probe: false };
+    case 'probe':
+      return { kind: 'send', probe: true };
+    case 'throttled': {
+      const base = Math.min(THROTTLE_MAX_WAIT_MS, THROTTLE_FIRST_WAIT_MS * 2 ** Math.min(opts.waitRound, 10));
+      return { kind: 'throttled', delayMs: Math.round(base * (0.5 + random())) };
+    }
+    case 'deferred': {
+      if (now >= deadline) return { kind: 'expired' };
+      const untilProbe = Math.max(0, (admission.retryAt ?? now) - now);
+      const spread = random() * Math.min(DEFER_SPREAD_MS, Math.max(250, untilProbe * 0.2));
+      // Never sleep past the deadline: the wake-up there fails the delivery if the circuit is still open.
+      return { kind: 'deferred', delayMs: Math.max(100, Math.round(Math.min(untilProbe + spread, deadline - now))) };
+    }
+  }
+}

@@ -1,0 +1,107 @@
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { PASSWORD, uniqueEmail } from '../support/accounts';
+import { rest } from '../support/api';
+import { hubSignature, postHook } from '../support/ingress-helpers';
+import { type ServiceProcess, startServiceProcess } from '../support/service-process';
+import { createTestDatabase, type TestDatabase } from '../support/test-env';
+
+const REPO = path.resolve(__dirname, '..', '..');
+const CLI_PACKAGE = path.join(REPO, 'packages', 'cli');
+
+/**
+ * Issue 19 item 7: the CLI package is packed, installed into an empty prefix without the
+ * network (it has no dependencies to fetch) and used from there against a running service.
+ */
+describe('the relay CLI package (packages/cli)', () => {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-cli-package-'));
+  const prefix = path.join(work, 'prefix');
+  const configHome = path.join(work, 'config');
+  const relayBin = path.join(prefix, 'bin', 'relay');
+  // Only node on PATH: nothing of the checkout (its node_modules, its bin/) can be found from there.
+  const env = { PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin`, HOME: work, XDG_CONFIG_HOME: configHome };
+  const relay = (args: string[]) => execFileSync(relayBin, args, { cwd: work, env, encoding: 'utf8' });
+  let tarball: string;
+  let db: TestDatabase;
+  let service: ServiceProcess;
+  let receiver: http.Server;
+  const received: string[] = [];
+
+  beforeAll(async () => {
+    const packed = execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: CLI_PACKAGE, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    // The prepack script (the bundle's build) prints its line before npm's JSON.
+    tarball = path.join(work, (JSON.parse(packed.slice(packed.indexOf('[\n'))) as Array<{ filename: string }>)[0].filename);
+    execFileSync('npm', ['install', '-g', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', tarball], { cwd: work, stdio: 'ignore' });
+    db = await createTestDatabase();
+    service = await startServiceProcess({ databaseUrl: db.url });
+    receiver = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        received.push(body);
+        res.writeHead(200).end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  }, 240_000);
+
+  afterAll(async () => {
+    if (receiver) await new Promise((resolve) => receiver.close(resolve));
+    await service?.stop();
+    await db?.drop();
+    fs.rmSync(work, { recursive: true, force: true });
+  });
+
+  it('is one bundled file with no dependencies, and prints its version and its client commands', () => {
+    const listing = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).trim().split('\n').sort();
+    expect(listing).toEqual(['package/README.md', 'package/dist/relay.js', 'package/package.json']);
+    const manifest = JSON.parse(fs.readFileSync(path.join(CLI_PACKAGE, 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(manifest.dependencies).toBeUndefined();
+    expect(fs.readdirSync(path.join(prefix, 'lib', 'node_modules'))).toEqual(['@webhook-relay']);
+
+    expect(relay(['--version']).trim()).toBe(manifest.version);
+    const began = performance.now();
+    const help = relay(['--help']);
+    console.log(`installed relay --help: ${Math.round(performance.now() - began)} ms (load average ${os.loadavg()[0].toFixed(1)})`);
+    for (const command of ['login', 'logout', 'whoami', 'listen']) expect(help).toContain(`\n  ${command}`);
+    // The service's commands need the checkout: not in this package.
+    expect(help).not.toMatch(/\n {2}(start|api|worker|migrate)\b/);
+  });
+
+  it('logs in, says who is logged in, and forwards events with relay listen', async () => {
+    const email = uniqueEmail('packaged');
+    const signup = await rest(service.baseUrl, 'POST', '/v1/auth/signup', { body: { email, password: PASSWORD } });
+    const endpoint = await rest(service.baseUrl, 'POST', '/v1/endpoints', { token: signup.body.access_token, body: { name: 'Packaged', slug: `packaged-${Date.now()}` } });
+    expect(endpoint.status).toBe(201);
+
+    expect(relay(['login', '--api-url', service.baseUrl, '--email', email, '--password', PASSWORD])).toBe(`logged in as ${email} at ${service.baseUrl}\n`);
+    expect(relay(['whoami'])).toBe(`${email} at ${service.baseUrl}\n`);
+
+    const port = (receiver.address() as AddressInfo).port;
+    const listen = spawn(relayBin, ['listen', String(port), endpoint.body.slug, '--output', 'json'], { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    listen.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    listen.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    const exited = new Promise<number | null>((resolve) => listen.once('exit', resolve));
+    try {
+      const body = JSON.stringify({ order: 42, from: 'the packaged CLI' });
+      // Ingest until the session is connected and the event comes through (the first may arrive before it subscribed).
+      for (let i = 0; i < 100 && !received.includes(body); i++) {
+        if (i % 20 === 0) {
+          const res = await postHook(service.baseUrl, endpoint.body.slug, body, hubSignature(endpoint.body.signing_secret, body));
+          expect(res.status).toBe(202);
+        }
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(received).toContain(body);
+    } finally {
+      listen.kill('SIGINT');
+      expect(await exited).toBe(0);
+    }
+    expect(output).not.toMatch(/\n\s+at /);
+  }, 120_000);
+});
