@@ -114,7 +114,7 @@ if (!binaries) {
       receiver = await startReceiver();
       container = await createContainer(testConfig({ DATABASE_URL: db.url }), createLogger('silent'));
       service = await startServiceProcess({ databaseUrl: db.url, command: 'start', env: mtlsEnv() });
-    });
+    }, 180_000);
     afterAll(async () => {
       await service?.stop();
       await container?.close();
