@@ -323,7 +323,13 @@ const NOISES: NoiseSpec[] = [
 ];
 
 /** Where each fast delivery's time went, from its rows; "waited" when the outbox or the path to its send took longer than `slotWaitMs`. */
-async function slotWaits(knex: Knex, eventIds: string[], slotWaitMs: number) {
+async function slotWaits(knex: Knex, eventIds: string[], delivered: string[], slotWaitMs: number) {
+  // An attempt row is written once its send is answered: give the delivered ones' rows a moment to land.
+  for (let i = 0; i < 100; i++) {
+    const { rows } = await knex.raw('select count(*)::int as n from delivery_attempts where attempt_number = 1 and event_id = any(?::uuid[])', [`{${delivered.join(',')}}`]);
+    if (rows[0].n >= delivered.length) break;
+    await sleep(100);
+  }
   const { rows } = await knex.raw(
     `select extract(epoch from d.created_at - e.created_at) * 1000 as outbox_ms,
             extract(epoch from d.workflow_started_at - d.created_at) * 1000 as start_ms,
@@ -349,19 +355,21 @@ async function slotWaits(knex: Knex, eventIds: string[], slotWaitMs: number) {
 
 /** Ends a noise: no new deliveries, open ones canceled and their workflows terminated, held requests answered. */
 async function cleanUp(stack: Stack, tenant: Tenant, release: () => Promise<unknown>) {
-  const started = now();
+  const startedAt = now();
   await stack.knex.raw('update destinations set is_active = false where project_id = ?', [tenant.project]);
   await stack.knex.raw('update events set dispatched_at = now() where project_id = ? and dispatched_at is null', [tenant.project]);
   const { rows } = await stack.knex.raw(
     `update deliveries set status = 'canceled', next_retry_at = null, completed_at = now()
-      where project_id = ? and status in ('queued', 'retrying') returning id`,
+      where project_id = ? and status in ('queued', 'retrying') returning id, workflow_started_at is not null as started`,
     [tenant.project],
   );
+  // A delivery whose workflow never started has nothing to terminate (the dispatcher does not start a canceled one).
+  const started: Array<{ id: string }> = rows.filter((r: { started: boolean }) => r.started);
   let next = 0;
   await Promise.all(
     Array.from({ length: 32 }, async () => {
-      while (next < rows.length) {
-        const { id } = rows[next++];
+      while (next < started.length) {
+        const { id } = started[next++];
         await stack.temporal.workflow
           .getHandle(deliveryWorkflowId(id))
           .terminate('isolation bench: noise window over')
@@ -372,7 +380,7 @@ async function cleanUp(stack: Stack, tenant: Tenant, release: () => Promise<unkn
     }),
   );
   await release();
-  return { deliveries_canceled: rows.length, seconds: round((now() - started) / 1000) };
+  return { deliveries_canceled: rows.length, workflows_terminated: started.length, seconds: round((now() - startedAt) / 1000) };
 }
 
 type Window = Awaited<ReturnType<typeof runWindow>>;
@@ -418,7 +426,7 @@ async function runWindow(
   }
   const latencies = [...ingested].map(([id, at]) => (id in arrivals ? arrivals[id] - at : Infinity));
   const load = load1m();
-  const waits = await slotWaits(stack.knex, [...ingested.keys()], opts.slotWaitMs);
+  const waits = await slotWaits(stack.knex, [...ingested.keys()], [...ingested.keys()].filter((id) => id in arrivals), opts.slotWaitMs);
 
   let noiseFigures: Record<string, unknown> | null = null;
   if (noise) {

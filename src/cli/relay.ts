@@ -96,13 +96,19 @@ function exitWith(err: unknown, command: string | undefined): never {
     process.stderr.write(`configuration error: ${(err as Error).message}\n`);
     process.exit(78);
   }
-  const clientCommand = ['login', 'logout', 'whoami', 'listen'].includes(command ?? '');
-  if (err instanceof LauncherError || (clientCommand && !process.env.RELAY_DEBUG)) {
+  if (err instanceof LauncherError || (isClientCommand(command) && !process.env.RELAY_DEBUG)) {
     process.stderr.write(`relay: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(1);
   }
   process.stderr.write(`relay: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(1);
+}
+
+/** Whether `name` is one of the commands clientCommands() registers (whatever they are). */
+function isClientCommand(name: string | undefined): boolean {
+  const clients = new Command();
+  clientCommands(clients);
+  return clients.commands.some((c) => c.name() === name);
 }
 
 const argv = process.argv.slice(2);
@@ -111,6 +117,6 @@ program()
   .parseAsync(argv, { from: 'user' })
   .then(() => {
     // Client commands leave nothing running that should keep the process (keep-alive sockets, stdin).
-    if (['login', 'logout', 'whoami', 'listen'].includes(argv[0] ?? '')) process.exit(0);
+    if (isClientCommand(argv[0])) process.exit(0);
   })
   .catch((err) => exitWith(err, argv[0]));
