@@ -338,38 +338,17 @@ export class DeliveryDispatcher {
     } while (this.again && !this.stopped);
   }
 
-  /** Fans out every pending event, then claims and starts deliveries fairly; starts run in the background, one batch at a time. */
+  /**
+   * Fans out pending events and claims deliveries to start, in turns: a claim
+   * follows each fan-out batch, so deliveries fanned out first are started while
+   * a large backlog is still being fanned out. Starts run in the background, one batch at a time.
+   */
   private async pass(): Promise<void> {
     const knex = knexOf(this.deps);
     for (;;) {
       const { events } = await fanOutEvents(knex, this.opts.batchSize);
-      if (events < this.opts.batchSize || this.stopped) break;
-    }
-    for (;;) {
-      // One batch of starts at a time (each `startConcurrency` wide): the window counts claimed deliveries already.
-      while (this.inFlight.size >= 1) await Promise.race(this.inFlight);
-      const { deliveries, waiting } = await claimDeliveriesToStart(knex, this.opts);
-      if (deliveries.length > 0) {
-        const task = startDeliveries(this.deps, deliveries, {
-          concurrency: this.opts.startConcurrency,
-          timeoutMs: this.opts.startTimeoutMs,
-          eager: this.eager,
-          claimed: true,
-        })
-          .catch((err) => this.deps.log.warn({ err }, 'unmarking unstarted deliveries failed; the sweep starts them'))
-          .finally(() => this.inFlight.delete(task));
-        this.inFlight.add(task);
-      }
-      if (deliveries.length < this.opts.batchSize || this.stopped) {
-        // Deliveries left waiting for a window (theirs or the global one) are looked at again shortly: attempts free windows without a notification.
-        if (waiting > 0) {
-          this.windowTimer ??= setTimeout(() => {
-            this.windowTimer = null;
-            this.kick();
-          }, 100);
-        }
-        break;
-      }
+      const claimed = await this.claimAndStart(knex);
+      if (this.stopped || (events < this.opts.batchSize && claimed < this.opts.batchSize)) break;
     }
     if (Date.now() - this.lastSweep >= this.opts.pollIntervalMs) {
       this.lastSweep = Date.now();
@@ -381,5 +360,31 @@ export class DeliveryDispatcher {
         eager: this.eager,
       });
     }
+  }
+
+  /** Claims one batch of deliveries fairly and starts them in the background; returns how many were claimed. */
+  private async claimAndStart(knex: Knex): Promise<number> {
+    // One batch of starts at a time (each `startConcurrency` wide): the window counts claimed deliveries already.
+    while (this.inFlight.size >= 1) await Promise.race(this.inFlight);
+    const { deliveries, waiting } = await claimDeliveriesToStart(knex, this.opts);
+    if (deliveries.length > 0) {
+      const task = startDeliveries(this.deps, deliveries, {
+        concurrency: this.opts.startConcurrency,
+        timeoutMs: this.opts.startTimeoutMs,
+        eager: this.eager,
+        claimed: true,
+      })
+        .catch((err) => this.deps.log.warn({ err }, 'unmarking unstarted deliveries failed; the sweep starts them'))
+        .finally(() => this.inFlight.delete(task));
+      this.inFlight.add(task);
+    }
+    // Deliveries left waiting for a window (theirs or the global one) are looked at again shortly: attempts free windows without a notification.
+    if (deliveries.length < this.opts.batchSize && waiting > 0) {
+      this.windowTimer ??= setTimeout(() => {
+        this.windowTimer = null;
+        this.kick();
+      }, 100);
+    }
+    return deliveries.length;
   }
 }
