@@ -22,6 +22,21 @@ import {
   updateCliSessionInput,
 } from './cli-session.service';
 import { CliTunnel, type CliForwardView } from './cli-tunnel';
+import { triggerEvent, triggerEventInput } from './cli-trigger.service';
+
+@InputType({ description: '`relay trigger`: a source and a body (or an eventId to send again).' })
+class TriggerEventInput {
+  @Field(() => String, { nullable: true, description: 'The source (endpoint slug); default with eventId: that event’s source.' }) source?: string | null;
+  @Field(() => String, { nullable: true, description: 'The exact body (JSON text); default: the stored event’s, else a small sample.' }) body?: string | null;
+  @Field(() => String, { nullable: true, description: 'Sent as X-Event-Type (the source’s own typing rules come first).' }) eventType?: string | null;
+  @Field(() => GraphQLJSON, { nullable: true, description: 'Extra request headers (name → value).' }) headers?: Record<string, string> | null;
+  @Field(() => ID, { nullable: true, description: 'Send this stored event’s body and headers again, as a new event.' }) eventId?: string | null;
+}
+
+@ObjectType('TriggeredEvent')
+class TriggeredEventType {
+  @Field(() => ID) eventId!: string;
+}
 
 @ObjectType('CliSession', { description: 'A `listen` session’s destination: type `cli`, created or reused by name.' })
 class CliSessionType implements CliSessionView {
@@ -30,6 +45,8 @@ class CliSessionType implements CliSessionView {
   @Field(() => String, { nullable: true }) transformName!: string | null;
   @Field(() => String, { nullable: true }) templateName!: string | null;
   @Field(() => Int) delayMs!: number;
+  @Field({ description: 'Every forward carries the webhook signature headers made with this secret; created once per `cli` destination and kept across sessions (`relay listen --print-secret`).' })
+  signingSecret!: string;
 }
 
 @ObjectType('CliForward', { description: 'One event for the CLI to POST to its local port; answer with reportCliForward.' })
@@ -106,6 +123,14 @@ export class CliSessionResolver {
   @Mutation(() => Boolean, { description: 'The CLI’s answer to one forward, recorded as that delivery’s attempt. True when it was still awaited.' })
   reportCliForward(@Arg('input') input: CliForwardResultInput, @Scoped(write) ctx: ProjectContext, @Arg('projectId', () => ID, projectArg) _projectId?: string): Promise<boolean> {
     return reportCliForward(ctx, parseInput(cliForwardResultInput, plain(input), 'input'));
+  }
+
+  @Mutation(() => TriggeredEventType, {
+    description: '`relay trigger`: sends an event through the source’s real ingress pipeline, signed with its secret (X-Hub-Signature-256); the stored event’s id.',
+  })
+  async triggerEvent(@Arg('input') input: TriggerEventInput, @Scoped(write) ctx: ProjectContext, @Arg('projectId', () => ID, projectArg) _projectId?: string): Promise<TriggeredEventType> {
+    const { event_id } = await triggerEvent(ctx, parseInput(triggerEventInput, plain(input), 'input'));
+    return { eventId: event_id };
   }
 
   @Mutation(() => DeliveryType, { description: '`r` in the CLI: a new delivery of the event to this CLI destination only (other destinations untouched).' })

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ForbiddenError, NotFoundError, UnauthenticatedError, ValidationError } from '../common/errors';
 import { isUuid } from '../common/ids';
+import { randomToken } from '../common/secret-box';
 import type { ProjectContext } from '../common/request-context';
 import { DEFAULT_RETRY_POLICY } from '../common/types';
 import { replayEventToDestination } from '../deliveries/delivery-operations.service';
@@ -43,7 +44,12 @@ export interface CliSessionView {
   transformName: string | null;
   templateName: string | null;
   delayMs: number;
+  /** What every forward is signed with (the webhook signature headers): made with the destination, kept across sessions. */
+  signingSecret: string;
 }
+
+/** A `cli` destination's signing secret: 32 random bytes, `whsec_`-prefixed so it is recognisable in a `.env` file. */
+export const newCliSigningSecret = () => `whsec_${randomToken(32)}`;
 
 const name = z.string().trim().min(1).max(200);
 const sourceSlugs = z.array(z.string().trim().min(1).max(100)).max(100);
@@ -130,6 +136,8 @@ async function saveSession(ctx: ProjectContext, existingId: string | null, sourc
     saved.name = name;
     saved.cliSession = { ...settings };
     saved.isActive = true;
+    // Once per destination (also for one made before secrets existed); rotating it is the destinations API's business.
+    if (!saved.signingSecretEnc) saved.signingSecretEnc = ctx.container.secrets.seal(newCliSigningSecret());
     await em.flush();
     const linked = await em.find(EndpointDestination, { destination: saved.id });
     for (const link of linked) {
@@ -150,6 +158,7 @@ function toView(ctx: ProjectContext, destination: Destination, sources: WebhookE
     transformName: s.transformName,
     templateName: s.templateName,
     delayMs: s.delayMs,
+    signingSecret: ctx.container.secrets.open(destination.signingSecretEnc!),
   };
 }
 

@@ -61,6 +61,7 @@ export class ApiClient {
     readonly apiUrl: string,
     private readonly store?: ConfigStore,
     private readonly fetchImpl: typeof fetch = fetch,
+    private readonly env: NodeJS.ProcessEnv = process.env,
   ) {}
 
   get graphqlUrl(): string {
@@ -82,6 +83,11 @@ export class ApiClient {
   /** The current access token, refreshed first when it is about to expire (or `force`). */
   async accessToken(opts: { force?: boolean } = {}): Promise<string> {
     const config = this.session();
+    if (config.api_key) {
+      // A key is not refreshed: refused once is refused.
+      if (opts.force) throw new CliError(`the API key ${keyLabel(config.api_key)} was refused (revoked or invalid): create another in the dashboard`, notLoggedIn().exitCode);
+      return config.api_key;
+    }
     if (!opts.force && !needsRefresh(config)) return config.access_token!;
     this.refreshing ??= this.refresh(config).finally(() => (this.refreshing = undefined));
     return this.refreshing;
@@ -89,12 +95,16 @@ export class ApiClient {
 
   /** When the stored access token expires (ms since the epoch), if known. */
   accessTokenExpiresAt(): number | undefined {
+    if (this.session().api_key) return undefined;
     const at = this.store?.read()?.access_token_expires_at;
     return at ? Date.parse(at) : undefined;
   }
 
   private session(): StoredConfig {
+    // RELAY_API_KEY (CI, containers) wins over whatever is stored.
+    if (this.env.RELAY_API_KEY) return { api_url: this.apiUrl, api_key: this.env.RELAY_API_KEY };
     const config = this.store?.read();
+    if (config?.api_key && config.api_url === this.apiUrl) return config;
     if (!config?.access_token || !config.refresh_token) throw notLoggedIn();
     if (config.api_url !== this.apiUrl) {
       throw new CliError(`not logged in to ${this.apiUrl} (logged in to ${config.api_url}): run \`relay login --api-url ${this.apiUrl}\` first`, notLoggedIn().exitCode);
@@ -194,6 +204,9 @@ export class ApiClient {
     });
   }
 }
+
+/** `svc_abcd…`: enough to recognise a key, never the whole of it. */
+export const keyLabel = (key: string) => `${key.slice(0, 8)}…`;
 
 export const isCloseEvent = (value: unknown): value is { code: number; reason: string } =>
   typeof value === 'object' && value !== null && 'code' in value && 'reason' in value;

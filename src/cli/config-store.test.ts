@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CliError } from './cli-errors';
-import { ConfigStore, configPath, DEFAULT_API_URL, resolveApiUrl } from './config-store';
+import { ConfigStore, configPath, DEFAULT_API_URL, profileName, resolveApiUrl } from './config-store';
 
 describe('the CLI config file', () => {
   let home: string;
@@ -46,5 +46,32 @@ describe('the CLI config file', () => {
     expect(resolveApiUrl(undefined, undefined, {})).toBe(DEFAULT_API_URL);
     expect(() => resolveApiUrl('ftp://x', undefined, {})).toThrow(CliError);
     expect(() => resolveApiUrl('not a url', undefined, {})).toThrow(/invalid API URL/);
+  });
+});
+
+describe('profiles', () => {
+  let home: string;
+  beforeEach(() => (home = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-profiles-'))));
+  afterEach(() => fs.rmSync(home, { recursive: true, force: true }));
+
+  it('keeps several logins side by side in one file, the default one at the top level', () => {
+    const file = path.join(home, 'relay', 'config.json');
+    const main = new ConfigStore(file);
+    const work = new ConfigStore(file, 'work');
+    main.write({ api_url: 'http://a', access_token: 'at', refresh_token: 'rt' });
+    work.write({ api_url: 'http://b', api_key: 'svc_x' });
+    expect(main.read()).toEqual({ api_url: 'http://a', access_token: 'at', refresh_token: 'rt' });
+    expect(work.read()).toEqual({ api_url: 'http://b', api_key: 'svc_x' });
+    expect(new ConfigStore(file, 'other').read()).toBeUndefined();
+    main.clearSession();
+    expect(work.read()).toEqual({ api_url: 'http://b', api_key: 'svc_x' });
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({ api_url: 'http://a', profiles: { work: { api_url: 'http://b', api_key: 'svc_x' } } });
+  });
+
+  it('takes --profile, else RELAY_PROFILE, else "default"; refuses odd names', () => {
+    expect(profileName(undefined, {})).toBe('default');
+    expect(profileName(undefined, { RELAY_PROFILE: 'ci' })).toBe('ci');
+    expect(profileName('work', { RELAY_PROFILE: 'ci' })).toBe('work');
+    expect(() => profileName('../x', {})).toThrow(/invalid profile/);
   });
 });

@@ -2,10 +2,11 @@ import os from 'node:os';
 import { closeHttpAgents } from '../sending/http-client';
 import { ApiClient, ApiError } from './api-client';
 import { CliError, EXIT, noSources } from './cli-errors';
-import { ConfigStore, resolveApiUrl } from './config-store';
+import { profileStore, resolveApiUrl } from './config-store';
 import { ListenKeys } from './listen-keys';
 import { KEY_HELP, ListenScreen, type OutputMode } from './listen-screen';
-import { CLI_FORWARD_FIELDS, type CliForward, type ForwardResult, forwardLocally, localUrl, parseDelayMs, parseForwardPath, parsePort, skippedResult } from './local-forwarder';
+import { isListening, type ListenTarget, nothingListening, parseHeader, parseRoute, parseTarget, type Route, routePath } from './listen-target';
+import { CLI_FORWARD_FIELDS, type CliForward, type ForwardResult, forwardLocally, parseDelayMs, skippedResult } from './local-forwarder';
 import { Tunnel } from './tunnel';
 
 export interface ListenOptions {
@@ -19,7 +20,27 @@ export interface ListenOptions {
   output?: OutputMode;
   /** Seconds without a connection after which `listen` exits (code 4); default: reconnect forever. */
   exitAfterDisconnect?: string;
+  /** Print the session's signing secret and exit. */
+  printSecret?: boolean;
+  allowExternal?: boolean;
+  insecure?: boolean;
+  /** Repeatable `--header 'K: V'`. */
+  header?: string[];
+  /** Repeatable `--route <event type or source>=<path>`. */
+  route?: string[];
+  profile?: string;
 }
+
+/** How events reach the local server. */
+export interface Delivery {
+  target: ListenTarget;
+  routes: Route[];
+  headers: Record<string, string>;
+  insecure: boolean;
+}
+
+/** How often a running `listen` checks that something listens at the target. */
+const TARGET_CHECK_MS = 5_000;
 
 /** The session as `startCliSession` / `updateCliSession` answer it. */
 export interface CliSession {
@@ -30,6 +51,7 @@ export interface CliSession {
   delayMs: number;
 }
 const SESSION_FIELDS = 'destination { id name } sources { slug ingressUrl } transformName templateName delayMs';
+const SECRET_FIELDS = `${SESSION_FIELDS} signingSecret`;
 
 export interface SessionChange {
   sourceSlugs?: string[];
@@ -38,14 +60,27 @@ export interface SessionChange {
   delayMs?: number;
 }
 
-/** `relay listen <port> [source_slug]`: forwards the project's live events to a local server until `q` / Ctrl+C. */
-export async function listen(portArg: string, sourceSlug: string | undefined, opts: ListenOptions, store = new ConfigStore()): Promise<void> {
-  const target = { port: parsePort(portArg), path: parseForwardPath(opts.path ?? '/') };
+/** `relay listen <port|url> [source_slug]`: forwards the project's live events to a local server until `q` / Ctrl+C. */
+export async function listen(targetArg: string | undefined, sourceSlug: string | undefined, opts: ListenOptions, store = profileStore(opts)): Promise<void> {
+  const client = new ApiClient(resolveApiUrl(opts.apiUrl, store.read()), store);
+  if (opts.printSecret) {
+    // `relay listen --print-secret [source_slug]`: the target does not matter (the secret belongs to the session).
+    const slug = sourceSlug ?? (targetArg !== undefined && !/^\d+$/.test(targetArg) && !targetArg.includes('://') ? targetArg : undefined);
+    const session = await new Listener(client, new ListenScreen('pretty'), undefined, opts.project).open({ sourceSlugs: slug ? [slug] : undefined }, SECRET_FIELDS);
+    process.stdout.write(`${session.signingSecret}\n`);
+    return;
+  }
+  if (targetArg === undefined) throw new CliError('listen needs a port or a URL: relay listen 4000 (or --print-secret)', EXIT.usage);
+  const delivery: Delivery = {
+    target: parseTarget(targetArg, { path: opts.path, allowExternal: opts.allowExternal }),
+    routes: (opts.route ?? []).map(parseRoute),
+    headers: Object.fromEntries((opts.header ?? []).map(parseHeader)),
+    insecure: opts.insecure === true,
+  };
   const delayMs = opts.delay === undefined ? undefined : parseDelayMs(opts.delay);
   const exitAfterDisconnectMs = opts.exitAfterDisconnect === undefined ? undefined : parseSeconds(opts.exitAfterDisconnect, '--exit-after-disconnect') * 1000;
-  const client = new ApiClient(resolveApiUrl(opts.apiUrl, store.read()), store);
   const screen = new ListenScreen(opts.output ?? 'pretty');
-  const listener = new Listener(client, screen, target, opts.project, exitAfterDisconnectMs);
+  const listener = new Listener(client, screen, delivery, opts.project, exitAfterDisconnectMs);
   await listener.start({ sourceSlugs: sourceSlug ? [sourceSlug] : undefined, transformName: opts.transform, templateName: opts.template, delayMs });
   await listener.finished;
 }
@@ -60,7 +95,9 @@ export function parseSeconds(value: string, option: string): number {
 /** One running `listen`: the session, the tunnel, the keys, and what was forwarded last. */
 export class Listener {
   paused = false;
-  private session!: CliSession;
+  private session!: CliSession & { signingSecret?: string };
+  private targetUp = true;
+  private targetCheck?: NodeJS.Timeout;
   private lastEventId?: string;
   private readonly replays = new Set<string>();
   private tunnel?: Tunnel;
@@ -71,21 +108,27 @@ export class Listener {
   constructor(
     private readonly client: ApiClient,
     private readonly screen: ListenScreen,
-    private readonly target: { port: number; path: string },
+    private readonly delivery: Delivery | undefined,
     private readonly projectId?: string,
     private readonly exitAfterDisconnectMs?: number,
   ) {}
 
-  async start(input: SessionChange): Promise<void> {
-    this.session = await this.call<{ startCliSession: CliSession }>(
-      `mutation Start($p: ID, $i: StartCliSessionInput!) { startCliSession(projectId: $p, input: $i) { ${SESSION_FIELDS} } }`,
+  /** Starts (or reuses) the session's `cli` destination. */
+  async open(input: SessionChange, fields = SESSION_FIELDS): Promise<CliSession & { signingSecret?: string }> {
+    this.session = await this.call<{ startCliSession: CliSession & { signingSecret?: string } }>(
+      `mutation Start($p: ID, $i: StartCliSessionInput!) { startCliSession(projectId: $p, input: $i) { ${fields} } }`,
       { p: this.projectId, i: { machine: os.hostname(), ...input } },
     ).then((r) => r.startCliSession);
+    return this.session;
+  }
+
+  async start(input: SessionChange): Promise<void> {
+    await this.open(input);
     this.tunnel = new Tunnel(this.client, {
       query: `subscription Forwards($p: ID, $d: ID!) { cliForwards(projectId: $p, destinationId: $d) { ${CLI_FORWARD_FIELDS} } }`,
       variables: { p: this.projectId, d: this.session.destination.id },
       onForward: (forward: CliForward) => void this.handle(forward),
-      onReady: () => this.ready(),
+      onReady: () => void this.ready(),
       onNotice: (message, level) => this.screen.notice(message, level),
       onFatal: (err) => void this.stop().then(() => this.done.reject(err)),
       exitAfterDisconnectMs: this.exitAfterDisconnectMs,
@@ -96,10 +139,37 @@ export class Listener {
     process.once('SIGTERM', () => void this.quit());
   }
 
-  private ready(): void {
-    this.screen.notice(`Ready! Forwarding ${this.describe()} → POST ${localUrl(this.target.port, this.target.path)}`);
+  private async ready(): Promise<void> {
+    const { target, routes } = this.delivery!;
+    // Checked before "Ready!", so the warning is the first thing a developer whose server is not up yet sees.
+    this.targetUp = await isListening(target);
+    if (!this.targetUp) this.screen.notice(nothingListening(target), 'warn');
+    this.screen.notice(`Ready! Forwarding ${this.describe()} → POST ${target.origin}${target.path}`);
+    for (const route of routes) this.screen.notice(`route ${route.match} → POST ${target.origin}${route.path}`);
     for (const source of this.session.sources) this.screen.notice(`${source.slug} receives at ${source.ingressUrl}`);
     this.screen.notice(`destination ${this.session.destination.name}${this.keys ? '   (h for help, q to quit)' : ''}`);
+    this.screen.notice('forwards are signed like webhook deliveries with this session\'s secret (relay listen --print-secret)');
+    this.watchTarget();
+  }
+
+  /** While running: a warning when the local server goes away, a notice when it is back. */
+  private watchTarget(): void {
+    this.targetCheck = setInterval(() => {
+      void isListening(this.delivery!.target).then((up) => {
+        if (up === this.targetUp) return;
+        this.targetUp = up;
+        if (up) this.screen.notice(`${this.delivery!.target.origin} is listening again`);
+        else this.screen.notice(nothingListening(this.delivery!.target), 'warn');
+      });
+    }, TARGET_CHECK_MS);
+    this.targetCheck.unref();
+  }
+
+  /** The headers added to each forward: X-Forwarded-Host (the host the sender used) unless the event had one, then --header. */
+  private extraHeaders(forward: CliForward): Record<string, string> {
+    const ingress = this.session.sources.find((s) => s.slug === forward.sourceSlug)?.ingressUrl;
+    const forwardedHost = Object.keys(forward.headers).some((name) => name.toLowerCase() === 'x-forwarded-host');
+    return { ...(ingress && !forwardedHost ? { 'x-forwarded-host': new URL(ingress).host } : {}), ...this.delivery!.headers };
   }
 
   private describe(): string {
@@ -111,12 +181,14 @@ export class Listener {
   /** One forward: wait the session's delay, POST locally (or skip when paused), report, print. */
   private async handle(forward: CliForward): Promise<void> {
     this.lastEventId = forward.eventId;
+    const { target, routes, insecure } = this.delivery!;
+    const path = routePath(routes, forward, target.path);
     let result: ForwardResult;
     if (this.paused) {
       result = skippedResult(forward);
     } else {
       if (forward.delayMs > 0) await new Promise((r) => setTimeout(r, forward.delayMs));
-      result = await forwardLocally(forward, this.target);
+      result = await forwardLocally(forward, { url: `${target.origin}${path}`, extraHeaders: this.extraHeaders(forward), insecure });
     }
     try {
       await this.tunnel!.execute('mutation Report($p: ID, $i: CliForwardResultInput!) { reportCliForward(projectId: $p, input: $i) }', { p: this.projectId, i: result });
@@ -124,7 +196,7 @@ export class Listener {
       this.screen.notice(`could not report the result of ${forward.eventId}: ${(err as Error).message}`, 'warn');
     }
     const replay = this.replays.delete(forward.deliveryId);
-    this.screen.forward({ at: new Date(), forward, path: this.target.path, result, replay });
+    this.screen.forward({ at: new Date(), forward, path, result, replay });
   }
 
   togglePause(): void {
@@ -178,6 +250,7 @@ export class Listener {
   }
 
   private async stop(): Promise<void> {
+    clearInterval(this.targetCheck);
     this.keys?.detach();
     await this.tunnel?.close();
     await closeHttpAgents();

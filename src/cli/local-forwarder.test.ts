@@ -69,7 +69,7 @@ describe('forwardLocally', () => {
 
   it('POSTs the exact body and headers to localhost and reports status, lower-case headers and latency', async () => {
     answer = (res) => res.writeHead(201, { 'X-Answer': 'yes', 'content-type': 'text/plain' }).end('created');
-    const result = await forwardLocally(forward, { port, path: '/hooks' });
+    const result = await forwardLocally(forward, { url: `http://localhost:${port}/hooks` });
     expect(received).toHaveLength(1);
     expect(received[0]).toMatchObject({ method: 'POST', url: '/hooks', body: '{"a": 1,  "b":"é"}' });
     expect(received[0].headers).toMatchObject({ 'content-type': 'application/json', 'x-service-event-id': 'e1', 'x-hub-signature-256': 'sha256=abc' });
@@ -80,7 +80,7 @@ describe('forwardLocally', () => {
 
   it('reports at most 64 KiB of the local body', async () => {
     answer = (res) => res.writeHead(500).end('x'.repeat(REPORTED_BODY_LIMIT_BYTES * 2));
-    const result = await forwardLocally(forward, { port, path: '/' });
+    const result = await forwardLocally(forward, { url: `http://localhost:${port}/` });
     expect(result.statusCode).toBe(500);
     expect(Buffer.byteLength(result.responseBody!)).toBeLessThanOrEqual(REPORTED_BODY_LIMIT_BYTES);
   });
@@ -90,12 +90,12 @@ describe('forwardLocally', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const closedPort = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    const refused = await forwardLocally(forward, { port: closedPort, path: '/' });
+    const refused = await forwardLocally(forward, { url: `http://localhost:${closedPort}/` });
     expect(refused).toMatchObject({ statusCode: null, responseBody: null });
     expect(refused.error).toMatch(/ECONNREFUSED/);
 
     answer = () => undefined; // never answers
-    const slow = await forwardLocally(forward, { port, path: '/' }, 200);
+    const slow = await forwardLocally(forward, { url: `http://localhost:${port}/`, timeoutMs: 200 });
     expect(slow.statusCode).toBeNull();
     expect(slow.error).toMatch(/timeout/);
   });

@@ -47,12 +47,21 @@ export function parseDelayMs(value: string): number {
   return delay;
 }
 
-export const localUrl = (port: number, path: string) => `http://localhost:${port}${path}`;
+export interface LocalRequest {
+  url: string;
+  /** `--header`s and X-Forwarded-Host: added to the event's headers (and win over them). */
+  extraHeaders?: Record<string, string>;
+  /** `--insecure`: accept a self-signed certificate. */
+  insecure?: boolean;
+  timeoutMs?: number;
+}
 
 /** POSTs the forward's exact body and headers to the local server; never throws (the result says what happened). */
-export async function forwardLocally(forward: CliForward, target: { port: number; path: string }, timeoutMs = LOCAL_TIMEOUT_MS): Promise<ForwardResult> {
-  const headers = Object.fromEntries(Object.entries(forward.headers).map(([name, value]) => [name, String(value)]));
-  const outcome = await postJson(localUrl(target.port, target.path), forward.body, { timeoutMs, allowPrivateNetworks: true, headers });
+export async function forwardLocally(forward: CliForward, local: LocalRequest): Promise<ForwardResult> {
+  const headers = Object.fromEntries(Object.entries(forward.headers).map(([name, value]) => [name.toLowerCase(), String(value)]));
+  Object.assign(headers, local.extraHeaders);
+  const timeoutMs = local.timeoutMs ?? LOCAL_TIMEOUT_MS;
+  const outcome = await postJson(local.url, forward.body, { timeoutMs, allowPrivateNetworks: true, headers, insecureTls: local.insecure });
   if ('error' in outcome) {
     return { forwardId: forward.id, statusCode: null, responseHeaders: null, responseBody: null, latencyMs: outcome.latencyMs, error: outcome.error };
   }

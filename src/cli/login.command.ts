@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { ApiClient, ApiError, SESSION_FIELDS, type SessionPayload, storedSession } from './api-client';
-import { CliError, notLoggedIn } from './cli-errors';
-import { ConfigStore, resolveApiUrl } from './config-store';
+import { ApiClient, ApiError, keyLabel, SESSION_FIELDS, type SessionPayload, storedSession } from './api-client';
+import { CliError, EXIT, notLoggedIn } from './cli-errors';
+import { type ConfigStore, profileStore, resolveApiUrl } from './config-store';
 import { pkcePair, startLoopback } from './oauth-loopback';
 import { ask } from './prompt';
 
@@ -12,15 +12,39 @@ export interface LoginOptions {
   oauth?: string;
   /** `--no-browser`: print the authorization URL only. */
   browser?: boolean;
+  /** A project API key (`svc_…`) instead of a user session. */
+  apiKey?: string;
+  profile?: string;
 }
 
-/** `relay login`: email + password (flags, RELAY_EMAIL / RELAY_PASSWORD, or prompts), or `--oauth <provider>`. */
-export async function login(opts: LoginOptions, store = new ConfigStore()): Promise<void> {
+const profileNote = (store: ConfigStore) => (store.profile === 'default' ? '' : ` (profile ${store.profile})`);
+
+/** `relay login`: email + password (flags, RELAY_EMAIL / RELAY_PASSWORD, or prompts), `--oauth <provider>`, or `--api-key svc_…`. */
+export async function login(opts: LoginOptions, store = profileStore(opts)): Promise<void> {
   const apiUrl = resolveApiUrl(opts.apiUrl, store.read());
+  if (opts.apiKey !== undefined) return apiKeyLogin(apiUrl, opts.apiKey, store);
   const client = new ApiClient(apiUrl);
   const session = opts.oauth ? await oauthSession(client, opts.oauth, opts.browser !== false) : await passwordSession(client, opts);
   store.write(storedSession(apiUrl, session));
-  process.stdout.write(`logged in as ${session.user.email} at ${apiUrl}\n`);
+  process.stdout.write(`logged in as ${session.user.email} at ${apiUrl}${profileNote(store)}\n`);
+}
+
+/** `--api-key svc_…` (CI, containers): checked with the API (a project-scoped read), then kept instead of a session. */
+async function apiKeyLogin(apiUrl: string, key: string, store: ConfigStore): Promise<void> {
+  if (!/^svc_\S+$/.test(key)) throw new CliError('invalid API key: a project API key starts with svc_ (create one in the dashboard, API keys)', EXIT.usage);
+  await checkApiKey(apiUrl, key);
+  store.write({ api_url: apiUrl, api_key: key });
+  process.stdout.write(`logged in with API key ${keyLabel(key)} at ${apiUrl}${profileNote(store)}\n`);
+}
+
+async function checkApiKey(apiUrl: string, key: string): Promise<number> {
+  try {
+    const { endpoints } = await new ApiClient(apiUrl, undefined, fetch, { RELAY_API_KEY: key }).request<{ endpoints: { data: unknown[] } }>('query { endpoints(limit: 200) { data { id } } }');
+    return endpoints.data.length;
+  } catch (err) {
+    if (err instanceof ApiError) throw new CliError(`login failed: ${err.message}`);
+    throw err;
+  }
 }
 
 async function passwordSession(client: ApiClient, opts: LoginOptions): Promise<SessionPayload> {
@@ -77,8 +101,13 @@ function tryOpenBrowser(url: string): void {
 }
 
 /** `relay logout`: ends the session on the API (best effort) and forgets the tokens. */
-export async function logout(store = new ConfigStore()): Promise<void> {
+export async function logout(opts: { profile?: string } = {}, store = profileStore(opts)): Promise<void> {
   const config = store.read();
+  if (config?.api_key) {
+    store.clearSession();
+    process.stdout.write(`logged out of ${config.api_url}${profileNote(store)}; the API key ${keyLabel(config.api_key)} stays valid until revoked\n`);
+    return;
+  }
   if (!config?.refresh_token) {
     process.stdout.write('not logged in\n');
     return;
@@ -89,14 +118,22 @@ export async function logout(store = new ConfigStore()): Promise<void> {
     process.stderr.write(`relay: the API did not end the session (${(err as Error).message}); the local tokens are removed anyway\n`);
   }
   store.clearSession();
-  process.stdout.write(`logged out of ${config.api_url}\n`);
+  process.stdout.write(`logged out of ${config.api_url}${profileNote(store)}\n`);
 }
 
 /** `relay whoami`: who the stored session belongs to (checked with the API, refreshing if needed). */
-export async function whoami(opts: { apiUrl?: string }, store = new ConfigStore()): Promise<void> {
+export async function whoami(opts: { apiUrl?: string; profile?: string }, store = profileStore(opts)): Promise<void> {
   const config = store.read();
+  const envKey = process.env.RELAY_API_KEY;
+  const key = envKey ?? config?.api_key;
+  if (key) {
+    const apiUrl = resolveApiUrl(opts.apiUrl, config);
+    const sources = await checkApiKey(apiUrl, key);
+    process.stdout.write(`API key ${keyLabel(key)}${envKey ? ' (RELAY_API_KEY)' : ''} at ${apiUrl}${profileNote(store)}: ${sources} source${sources === 1 ? '' : 's'}\n`);
+    return;
+  }
   if (!config?.access_token) throw notLoggedIn();
   const apiUrl = resolveApiUrl(opts.apiUrl, config);
   const { me } = await new ApiClient(apiUrl, store).request<{ me: { email: string; name: string | null } }>('query { me { email name } }');
-  process.stdout.write(`${me.email}${me.name ? ` (${me.name})` : ''} at ${apiUrl}\n`);
+  process.stdout.write(`${me.email}${me.name ? ` (${me.name})` : ''} at ${apiUrl}${profileNote(store)}\n`);
 }

@@ -14,8 +14,11 @@ const server = async () => require('./server-commands') as typeof import('./serv
 /* eslint-disable @typescript-eslint/no-require-imports */
 const loginCommands = () => require('./login.command') as typeof import('./login.command');
 const listenCommand = () => require('./listen.command') as typeof import('./listen.command');
+const triggerCommand = () => require('./trigger.command') as typeof import('./trigger.command');
 const dashboardBuild = () => require('./build-dashboard') as typeof import('./build-dashboard');
 /* eslint-enable @typescript-eslint/no-require-imports */
+
+const collect = (value: string, previous: string[]) => [...previous, value];
 
 function program(): Command {
   const relay = new Command('relay')
@@ -57,6 +60,7 @@ function serviceCommands(relay: Command): void {
 /** The developer's commands, talking to a relay API: all the CLI package holds. */
 function clientCommands(relay: Command): void {
   const apiUrl = () => new Option('--api-url <url>', 'the relay API (default: RELAY_API_URL, the one logged in to, or http://localhost:3000)');
+  const profile = () => new Option('--profile <name>', 'use this saved login (default: RELAY_PROFILE, else "default")');
   relay
     .command('login')
     .description('log in and keep the session in ~/.config/relay/config.json (0600)')
@@ -65,15 +69,23 @@ function clientCommands(relay: Command): void {
     .option('--password <password>', 'instead of the prompt (or RELAY_PASSWORD)')
     .option('--oauth <provider>', 'sign in with an OAuth provider in the browser (e.g. codehost_a)')
     .option('--no-browser', 'with --oauth: print the URL, do not open a browser')
+    .option('--api-key <svc_key>', 'log in with a project API key (CI, containers); or set RELAY_API_KEY and skip login')
+    .addOption(profile())
     .action(async (opts) => loginCommands().login(opts));
-  relay.command('logout').description('end the session and remove its tokens').action(async () => loginCommands().logout());
-  relay.command('whoami').description('who is logged in, and where').addOption(apiUrl()).action(async (opts) => loginCommands().whoami(opts));
+  relay.command('logout').description('end the session and remove its tokens').addOption(profile()).action(async (opts) => loginCommands().logout(opts));
+  relay.command('whoami').description('who is logged in, and where').addOption(apiUrl()).addOption(profile()).action(async (opts) => loginCommands().whoami(opts));
   relay
     .command('listen')
     .description('forward live events of the project to a local server (keys: r replay, p pause, c change, h help, q quit)')
-    .argument('<port>', 'local port, 1-65535')
+    .argument('[target]', 'local port (1-65535) or URL (http://localhost:4000/hooks)')
     .argument('[source_slug]', 'one source (default: every active source of the project)')
-    .option('--path <path>', 'POST to this path on localhost', '/')
+    .option('--path <path>', 'with a port: POST to this path on localhost (default /)')
+    .option('--route <type_or_source=path>', 'events of this type or source go to this path (repeatable)', collect, [])
+    .option('--header <name:value>', 'add this header to every forward (repeatable)', collect, [])
+    .option('--allow-external', 'allow a URL target on another machine')
+    .option('--insecure', 'accept a self-signed certificate from an https target')
+    .option('--print-secret', "print the session's signing secret and exit")
+    .addOption(profile())
     .option('--project <project_id>', 'the project (default: your default project)')
     .addOption(apiUrl())
     .option('--transform <name>', 'apply this named transform to forwarded events')
@@ -81,7 +93,21 @@ function clientCommands(relay: Command): void {
     .option('--delay <ms>', 'wait this long before each forward (0-10000)')
     .addOption(new Option('--output <format>', 'json: one JSON object per line').choices(['json']))
     .option('--exit-after-disconnect <seconds>', 'exit (code 4) after this long without a connection to the API (default: reconnect forever)')
-    .action(async (port: string, slug: string | undefined, opts) => listenCommand().listen(port, slug, opts));
+    .action(async (target: string | undefined, slug: string | undefined, opts) => listenCommand().listen(target, slug, opts));
+  relay
+    .command('trigger')
+    .description("send an event through a source's real ingress, signed with its secret (filters, transforms and listen apply)")
+    .argument('[source_slug]', 'the source (endpoint slug); with --event: default that event\'s source')
+    .option('--payload <file>', 'the JSON body from this file, or - for stdin (default: a small sample)')
+    .option('--type <event_type>', 'sent as X-Event-Type')
+    .option('--header <name:value>', 'add this request header (repeatable)', collect, [])
+    .option('--event <event_id>', "send this stored event's body and headers again, as a new event")
+    .option('--wait', 'wait for the deliveries and print their outcomes (exit 1 if one failed)')
+    .option('--timeout <seconds>', 'with --wait: at most this long (default 30)')
+    .option('--project <project_id>', 'the project (default: your default project)')
+    .addOption(apiUrl())
+    .addOption(profile())
+    .action(async (slug: string | undefined, opts) => triggerCommand().trigger(slug, opts));
 }
 
 /** One line on stderr and an exit code; a stack trace only for unexpected errors of the service's commands. */

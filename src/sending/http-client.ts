@@ -28,16 +28,19 @@ function guardedConnector(): buildConnector.connector {
 
 let guardedAgent: Agent | null = null;
 let openAgent: Agent | null = null;
+let insecureAgent: Agent | null = null;
 
-function agentFor(allowPrivateNetworks: boolean): Agent {
+function agentFor(allowPrivateNetworks: boolean, insecureTls = false): Agent {
+  // `relay listen --insecure` only: a developer's self-signed HTTPS server.
+  if (insecureTls) return (insecureAgent ??= new Agent({ ...agentOptions, connect: { rejectUnauthorized: false } }));
   if (allowPrivateNetworks) return (openAgent ??= new Agent(agentOptions));
   return (guardedAgent ??= new Agent({ ...agentOptions, connect: guardedConnector() }));
 }
 
 /** Closes the shared pools (process shutdown, test teardown). */
 export async function closeHttpAgents(): Promise<void> {
-  const agents = [guardedAgent, openAgent].filter((a): a is Agent => a !== null);
-  guardedAgent = openAgent = null;
+  const agents = [guardedAgent, openAgent, insecureAgent].filter((a): a is Agent => a !== null);
+  guardedAgent = openAgent = insecureAgent = null;
   await Promise.all(agents.map((a) => a.close()));
 }
 
@@ -55,6 +58,8 @@ export interface PostOptions {
   timeoutMs: number;
   allowPrivateNetworks: boolean;
   headers?: Record<string, string>;
+  /** Accept any TLS certificate (the CLI's --insecure, for self-signed local servers); never for deliveries. */
+  insecureTls?: boolean;
 }
 
 /** POSTs a JSON body; never throws for network trouble (the outcome says what happened). */
@@ -65,7 +70,7 @@ export async function postJson(url: string, body: string, options: PostOptions):
   try {
     const res = await request(url, {
       method: 'POST',
-      dispatcher: agentFor(options.allowPrivateNetworks),
+      dispatcher: agentFor(options.allowPrivateNetworks, options.insecureTls),
       headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...options.headers },
       body,
       signal,
