@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Knex } from '@mikro-orm/postgresql';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { tsToMs } from '@temporalio/common/lib/time';
 import { createClient, type Client as WsClient } from 'graphql-ws';
 import { Agent, fetch as undiciFetch } from 'undici';
 import WebSocket from 'ws';
@@ -322,8 +323,13 @@ const NOISES: NoiseSpec[] = [
   { key: 'e', describe: (o) => `(e) a ${o.backlogEvents}-event backlog for one destination (fast receiver), committed into the outbox at once`, events: (o) => o.backlogEvents, url: (p) => `http://127.0.0.1:${p.sink}/hook`, ingest: 'backlog' },
 ];
 
-/** Where each fast delivery's time went, from its rows; "waited" when the outbox or the path to its send took longer than `slotWaitMs`. */
-async function slotWaits(knex: Knex, eventIds: string[], delivered: string[], slotWaitMs: number) {
+/**
+ * Where each fast delivery's time went, from its rows; "waited" when the outbox
+ * or the path to its send took longer than `slotWaitMs`. For the ones that
+ * waited, their workflow histories split the path to the send (whereWaited).
+ */
+async function slotWaits(stack: Stack, eventIds: string[], delivered: string[], slotWaitMs: number) {
+  const { knex } = stack;
   // An attempt row is written once its send is answered: give the delivered ones' rows a moment to land.
   for (let i = 0; i < 100; i++) {
     const { rows } = await knex.raw('select count(*)::int as n from delivery_attempts where attempt_number = 1 and event_id = any(?::uuid[])', [`{${delivered.join(',')}}`]);
@@ -331,7 +337,10 @@ async function slotWaits(knex: Knex, eventIds: string[], delivered: string[], sl
     await sleep(100);
   }
   const { rows } = await knex.raw(
-    `select extract(epoch from d.created_at - e.created_at) * 1000 as outbox_ms,
+    `select d.id as delivery_id,
+            extract(epoch from d.created_at) * 1000 as created_ms,
+            extract(epoch from a.created_at) * 1000 - a.latency_ms as send_ms,
+            extract(epoch from d.created_at - e.created_at) * 1000 as outbox_ms,
             extract(epoch from d.workflow_started_at - d.created_at) * 1000 as start_ms,
             extract(epoch from a.created_at - d.created_at) * 1000 - coalesce(a.latency_ms, 0) as to_send_ms
        from events e
@@ -343,13 +352,46 @@ async function slotWaits(knex: Knex, eventIds: string[], delivered: string[], sl
   const column = (name: string) => rows.map((r: Record<string, number | null>) => (r[name] === null ? Infinity : Number(r[name])));
   const outbox = column('outbox_ms');
   const toSend = column('to_send_ms');
-  const waited = rows.filter((_: unknown, i: number) => !(outbox[i] <= slotWaitMs) || !(toSend[i] <= slotWaitMs)).length;
+  const waitedRows = rows.filter((_: unknown, i: number) => !(outbox[i] <= slotWaitMs) || !(toSend[i] <= slotWaitMs));
   return {
     threshold_ms: slotWaitMs,
-    waited,
+    waited: waitedRows.length,
     event_to_delivery_ms: stats(outbox),
     delivery_to_workflow_started_ms: stats(column('start_ms')),
     delivery_to_send_ms: stats(toSend),
+    where_waited: await whereWaited(stack.temporal, waitedRows),
+  };
+}
+
+/**
+ * For deliveries that waited: delivery row created → workflow started (the
+ * dispatcher's claim and start), → its first workflow task started (task queue,
+ * workflow-task slot), → its send (local-activity slot, admission, connection);
+ * and how many slept on a workflow timer before sending (throttled or deferred).
+ */
+async function whereWaited(temporal: Client, waited: Array<{ delivery_id: string | null; created_ms: number; send_ms: number | null }>) {
+  const split = { created_to_workflow_started_ms: [] as number[], workflow_started_to_first_task_ms: [] as number[], first_task_to_send_ms: [] as number[] };
+  let timerBeforeSend = 0;
+  for (const row of waited) {
+    if (!row.delivery_id) continue;
+    const history = await temporal.workflow.getHandle(deliveryWorkflowId(row.delivery_id)).fetchHistory().catch(() => null);
+    const events = history?.events ?? [];
+    const at = (e: (typeof events)[number] | undefined) => (e?.eventTime ? tsToMs(e.eventTime) : NaN);
+    const started = at(events.find((e) => e.workflowExecutionStartedEventAttributes));
+    const firstTask = at(events.find((e) => e.workflowTaskStartedEventAttributes));
+    const send = row.send_ms === null ? Infinity : Number(row.send_ms);
+    split.created_to_workflow_started_ms.push(started - Number(row.created_ms));
+    split.workflow_started_to_first_task_ms.push(firstTask - started);
+    split.first_task_to_send_ms.push(send - firstTask);
+    if (events.some((e) => e.timerStartedEventAttributes && at(e) < send)) timerBeforeSend += 1;
+  }
+  const known = (values: number[]) => values.filter((v) => !Number.isNaN(v));
+  return {
+    deliveries: waited.length,
+    slept_on_a_timer_before_sending: timerBeforeSend,
+    created_to_workflow_started_ms: stats(known(split.created_to_workflow_started_ms)),
+    workflow_started_to_first_task_ms: stats(known(split.workflow_started_to_first_task_ms)),
+    first_task_to_send_ms: stats(known(split.first_task_to_send_ms)),
   };
 }
 
@@ -426,7 +468,7 @@ async function runWindow(
   }
   const latencies = [...ingested].map(([id, at]) => (id in arrivals ? arrivals[id] - at : Infinity));
   const load = load1m();
-  const waits = await slotWaits(stack.knex, [...ingested.keys()], [...ingested.keys()].filter((id) => id in arrivals), opts.slotWaitMs);
+  const waits = await slotWaits(stack, [...ingested.keys()], [...ingested.keys()].filter((id) => id in arrivals), opts.slotWaitMs);
 
   let noiseFigures: Record<string, unknown> | null = null;
   if (noise) {
@@ -583,6 +625,19 @@ function gitHead(): string | null {
 
 const ms = (v: number | null, cap: number) => (v === null ? `> ${cap / 1000} s` : v >= 10_000 ? `${round(v / 1000)} s` : `${Math.round(v)} ms`);
 
+/** One line per window whose fast deliveries waited: where their path to the send took the time (from their workflow histories). */
+function whereWaitedLines(windows: Window[], grace: number): string[] {
+  const lines = windows.flatMap((w) => {
+    const x = (w.slot_wait as Partial<Window['slot_wait']>).where_waited;
+    if (!x || x.deliveries === 0) return [];
+    const p = (s: { p50_ms: number | null; max_ms: number | null }) => `${ms(s.p50_ms, grace)} / ${ms(s.max_ms, grace)}`;
+    return [
+      `- ${w.key}: ${x.deliveries} waited; delivery created → workflow started ${p(x.created_to_workflow_started_ms)}, → first workflow task ${p(x.workflow_started_to_first_task_ms)}, → send ${p(x.first_task_to_send_ms)} (p50 / max); ${x.slept_on_a_timer_before_sending} slept on a workflow timer (throttled or deferred) before sending.`,
+    ];
+  });
+  return lines.length ? ['Where the fast deliveries that waited spent it (their workflow histories):', '', ...lines, ''] : [];
+}
+
 function writeDocSection(runs: Record<string, { date: string; commit: string | null; machine: { cpus: number; node: string }; load_average_1m_at_start: number; options: Partial<Options>; windows: Window[]; met: boolean }>): void {
   const tables = Object.entries(runs).flatMap(([label, r]) => {
     const grace = (r.options.grace ?? 30) * 1000;
@@ -600,6 +655,7 @@ function writeDocSection(runs: Record<string, { date: string; commit: string | n
         return `| ${w.name} | ${ms(f.p50_ms, grace)} | **${ms(f.p99_ms, grace)}** | ${ms(f.max_ms, grace)} | ${f.delivered} / ${f.accepted} | ${s.waited} (${ms(s.event_to_delivery_ms.p99_ms, grace)}, ${ms(s.delivery_to_send_ms.p99_ms, grace)}) | ${noise} | ${w.load_average_1m} | ${w.key === 'baseline' ? '–' : w.met ? 'yes' : 'no'} |`;
       }),
       '',
+      ...whereWaitedLines(r.windows, grace),
     ];
   });
   const section = [
