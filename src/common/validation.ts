@@ -1,4 +1,4 @@
-import type { ZodType } from 'zod';
+import { type ZodType, z } from 'zod';
 import { ValidationError } from './errors';
 
 /**
@@ -67,3 +67,6 @@ export const given = (field: string): Presence => ({ required: [field], properti
 export const atMostOne = (a: Presence, b: Presence) => ({ not: { allOf: [a, b] } });
 export const exactlyOne = (a: Presence, b: Presence) => ({ oneOf: [a, b] });
 export const bothOrNeither = (a: string, b: string) => ({ dependentRequired: { [a]: [b], [b]: [a] } });
+
+/** A field an update cannot send (`message` says how to change it instead), documented as never allowed (`not: {}`). */
+export const notAllowed = (message: string) => z.undefined({ message }).optional().meta({ not: {} });

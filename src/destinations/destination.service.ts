@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { given, notAllowed, present } from '../common/validation';
 import { ValidationError } from '../common/errors';
 import { findPage, type Page, type PageRequest } from '../common/pagination';
 import { findInProject } from '../common/project-scope';
@@ -57,7 +58,7 @@ export const createDestinationInput = z.object({
   event_types: eventTypes.optional(),
   is_active: z.boolean().optional(),
   max_concurrency: z.number({ message: 'must be an integer' }).int().min(1, 'must be 1 to 1000').max(1000, 'must be 1 to 1000').nullable().optional(),
-});
+}).meta({ anyOf: API_DESTINATION_TYPES.map(typeRequirements) });
 export type CreateDestinationInput = z.infer<typeof createDestinationInput>;
 
 /** Secrets: a string replaces, null removes, absent keeps. Changing `signing_secret` here cuts over at once (rotate for an overlap). */
@@ -65,8 +66,21 @@ export const updateDestinationInput = createDestinationInput
   .omit({ type: true })
   .extend({ webhook_url: webhookUrl.nullable(), bot_token: botToken.nullable(), signing_secret: signingSecretSchema.nullable() })
   .partial()
-  .extend({ type: z.undefined({ message: 'the type cannot change; create another destination' }).optional() });
+  .extend({ type: notAllowed('the type cannot change; create another destination') });
 export type UpdateDestinationInput = z.infer<typeof updateDestinationInput>;
+
+/** checkTypeRequirements below, as JSON Schema for a new destination of `type` (the OpenAPI document). */
+function typeRequirements(type: (typeof API_DESTINATION_TYPES)[number]): Record<string, unknown> {
+  const none = (...fields: string[]) => ({ not: { anyOf: fields.map(given) } });
+  const chat = { anyOf: [present('webhook_url'), present('bot_token')], dependentSchemas: { bot_token: given('channel_id') } };
+  const rules = {
+    webhook: [present('webhook_url'), none('bot_token', 'guild_id')],
+    chat_a: [chat, none('signing_secret', 'guild_id')],
+    chat_b: [chat, none('signing_secret')],
+    chat_c: [present('bot_token'), given('channel_id'), { not: present('webhook_url') }, none('signing_secret', 'guild_id')],
+  }[type];
+  return { properties: { type: { const: type } }, allOf: rules };
+}
 
 function refuse(field: string, message: string): never {
   throw new ValidationError(`Invalid body: ${field}: ${message}`, { in: 'body', fields: [{ field, message }] });

@@ -15,21 +15,24 @@ import { WebhookEndpoint } from './endpoint.entity';
 export const ENDPOINT_OVERLAP_DEFAULT_SECONDS = 86_400;
 export const ENDPOINT_OVERLAP_MAX_SECONDS = 604_800;
 
-const rotateInput = z.object({
+/** The body of `POST /v1/endpoints/{id}/signing-secret` (the route documents and checks this same schema). */
+export const rotateEndpointSecretInput = z.object({
   // Provider-issued secrets (payments_a, codehost_b tokens) are taken as they come, hence the low minimum.
   signing_secret: z
     .string({ message: 'must be a string' })
     .min(8, { message: 'must be at least 8 characters (32 or more random bytes recommended)' })
     .max(1024, { message: 'must be at most 1024 characters' })
-    .optional(),
+    .optional()
+    .describe('The new secret; generated (and shown once) when omitted'),
   overlap_seconds: z
     .number({ message: 'must be an integer number of seconds' })
     .int({ message: 'must be an integer number of seconds' })
     .min(0, { message: 'must be 0 (immediate cutover) or more' })
     .max(ENDPOINT_OVERLAP_MAX_SECONDS, { message: `must be at most ${ENDPOINT_OVERLAP_MAX_SECONDS} (7 days)` })
-    .optional(),
+    .optional()
+    .describe('Default 86400, at most 604800; 0 cuts the old secret off at once'),
 });
-export type RotateEndpointSecretInput = z.infer<typeof rotateInput>;
+export type RotateEndpointSecretInput = z.infer<typeof rotateEndpointSecretInput>;
 
 export interface RotateEndpointSecretResult {
   /** Only when the secret was generated: shown this once. */
@@ -47,7 +50,7 @@ export async function rotateEndpointSecret(
   endpointId: string,
   input: RotateEndpointSecretInput = {},
 ): Promise<RotateEndpointSecretResult> {
-  const parsed = rotateInput.safeParse(input ?? {});
+  const parsed = rotateEndpointSecretInput.safeParse(input ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = issue.path.join('.') || 'body';

@@ -12,13 +12,13 @@ import {
   deleteEndpoint,
   getEndpoint,
   listEndpoints,
-  rotateEndpointSecretBody,
   rotateSecret,
   updateEndpoint,
   updateEndpointInput,
 } from './endpoint.service';
 import type { EndpointView } from './endpoint.view';
 import { sendTestEvent, type TestEventView } from './endpoint-test.service';
+import { rotateEndpointSecretInput } from './endpoint-secret.service';
 
 @ObjectType('TestEvent')
 class TestEventType implements TestEventView {
@@ -117,7 +117,7 @@ export class EndpointResolver {
     @Scoped(write) ctx: ProjectContext,
     @Arg('projectId', () => ID, projectArg) _projectId?: string,
   ): Promise<EndpointType> {
-    return rotateSecret(ctx, id, parseInput(rotateEndpointSecretBody, snakeKeys(input ?? {}), 'input'));
+    return rotateSecret(ctx, id, parseInput(rotateEndpointSecretInput, snakeKeys(input ?? {}), 'input'));
   }
 
   @Mutation(() => TestEventType, { description: 'Sends a sample event through the real ingress path (signed with the endpoint’s secret) and returns its id.' })

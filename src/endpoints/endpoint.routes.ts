@@ -6,13 +6,13 @@ import {
   deleteEndpoint,
   getEndpoint,
   listEndpoints,
-  rotateEndpointSecretBody,
   rotateSecret,
   updateEndpoint,
   updateEndpointInput,
 } from './endpoint.service';
 import { endpointView } from './endpoint.view';
 import { sendTestEvent, testEventView } from './endpoint-test.service';
+import { rotateEndpointSecretInput } from './endpoint-secret.service';
 
 const read = { scope: 'project', permission: 'read' } as const;
 const write = { scope: 'project', permission: 'write' } as const;
@@ -45,7 +45,7 @@ export const endpointRoutes = [
   }),
   route({
     method: 'post', path: '/v1/endpoints/:id/signing-secret', tag: 'endpoints', summary: 'Rotate the signing secret, with an overlap window',
-    access: write, params: idParams, body: rotateEndpointSecretBody, response: endpointView,
+    access: write, params: idParams, body: rotateEndpointSecretInput, response: endpointView,
     handler: (ctx, { params, body }) => rotateSecret(ctx, params.id, body),
   }),
   route({

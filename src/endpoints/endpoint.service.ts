@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ConflictError, ValidationError } from '../common/errors';
-import { exactlyOne, present } from '../common/validation';
+import { exactlyOne, notAllowed, present } from '../common/validation';
 import { findPage, type Page, type PageRequest } from '../common/pagination';
 import { findInProject, flushOrConflict } from '../common/project-scope';
 import type { ProjectContext } from '../common/request-context';
@@ -59,14 +59,8 @@ export type CreateEndpointInput = z.infer<typeof createEndpointInput>;
 /** The secret changes only through rotation (`POST /v1/endpoints/{id}/signing-secret`). */
 export const updateEndpointInput = createEndpointInput
   .partial()
-  // `not: {}`: the document says the field cannot be sent at all.
-  .extend({ signing_secret: z.undefined({ message: 'change it with POST /v1/endpoints/{id}/signing-secret (rotation)' }).optional().meta({ not: {} }) });
+  .extend({ signing_secret: notAllowed('change it with POST /v1/endpoints/{id}/signing-secret (rotation)') });
 export type UpdateEndpointInput = z.infer<typeof updateEndpointInput>;
-
-export const rotateEndpointSecretBody = z.object({
-  signing_secret: z.string().optional().describe('The new secret; generated (and shown once) when omitted'),
-  overlap_seconds: z.number().int().optional().describe('Default 86400, at most 604800; 0 cuts the old secret off at once'),
-});
 
 const slugTaken = (slug: string) => () =>
   new ConflictError(`The slug "${slug}" is already taken; choose another or omit it to have one generated.`, { field: 'slug' }, 'slug_taken');

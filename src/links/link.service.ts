@@ -6,6 +6,7 @@ import { findPage, type Page, type PageRequest } from '../common/pagination';
 import { flushOrConflict } from '../common/project-scope';
 import type { ProjectContext } from '../common/request-context';
 import type { RoutingRule } from '../common/types';
+import { notAllowed } from '../common/validation';
 import { Destination } from '../destinations/destination.entity';
 import { findEndpoint } from '../endpoints/endpoint.service';
 import { validateRoutingRules } from '../routing/select-route';
@@ -32,7 +33,7 @@ export type CreateLinkInput = z.infer<typeof createLinkInput>;
 
 export const updateLinkInput = createLinkInput
   .omit({ destination_id: true })
-  .extend({ destination_id: z.undefined({ message: 'a link cannot move to another destination; delete it and link the other one' }).optional() });
+  .extend({ destination_id: notAllowed('a link cannot move to another destination; delete it and link the other one') });
 export type UpdateLinkInput = z.infer<typeof updateLinkInput>;
 
 function invalid(field: string, message: string, code = 'invalid_input'): ValidationError {

@@ -1,9 +1,8 @@
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { type Receiver, startReceiver } from '../delivery/receiver';
 import { PASSWORD, uniqueEmail } from '../support/accounts';
 import { rest } from '../support/api';
 import { hubSignature, postHook } from '../support/ingress-helpers';
@@ -28,8 +27,7 @@ describe('the relay CLI package (packages/cli)', () => {
   let tarball: string;
   let db: TestDatabase;
   let service: ServiceProcess;
-  let receiver: http.Server;
-  const received: string[] = [];
+  let receiver: Receiver;
 
   beforeAll(async () => {
     const packed = execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: CLI_PACKAGE, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
@@ -38,19 +36,11 @@ describe('the relay CLI package (packages/cli)', () => {
     execFileSync('npm', ['install', '-g', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', tarball], { cwd: work, stdio: 'ignore' });
     db = await createTestDatabase();
     service = await startServiceProcess({ databaseUrl: db.url });
-    receiver = http.createServer((req, res) => {
-      let body = '';
-      req.on('data', (c: Buffer) => (body += c.toString()));
-      req.on('end', () => {
-        received.push(body);
-        res.writeHead(200).end('ok');
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    receiver = await startReceiver();
   }, 240_000);
 
   afterAll(async () => {
-    if (receiver) await new Promise((resolve) => receiver.close(resolve));
+    await receiver?.close();
     await service?.stop();
     await db?.drop();
     fs.rmSync(work, { recursive: true, force: true });
@@ -81,7 +71,8 @@ describe('the relay CLI package (packages/cli)', () => {
     expect(relay(['login', '--api-url', service.baseUrl, '--email', email, '--password', PASSWORD])).toBe(`logged in as ${email} at ${service.baseUrl}\n`);
     expect(relay(['whoami'])).toBe(`${email} at ${service.baseUrl}\n`);
 
-    const port = (receiver.address() as AddressInfo).port;
+    const port = new URL(receiver.url).port;
+    const received = () => receiver.requests.map((r) => r.body);
     const listen = spawn(relayBin, ['listen', String(port), endpoint.body.slug, '--output', 'json'], { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     listen.stdout.on('data', (d: Buffer) => (output += d.toString()));
@@ -90,14 +81,14 @@ describe('the relay CLI package (packages/cli)', () => {
     try {
       const body = JSON.stringify({ order: 42, from: 'the packaged CLI' });
       // Ingest until the session is connected and the event comes through (the first may arrive before it subscribed).
-      for (let i = 0; i < 100 && !received.includes(body); i++) {
+      for (let i = 0; i < 100 && !received().includes(body); i++) {
         if (i % 20 === 0) {
           const res = await postHook(service.baseUrl, endpoint.body.slug, body, hubSignature(endpoint.body.signing_secret, body));
           expect(res.status).toBe(202);
         }
         await new Promise((r) => setTimeout(r, 250));
       }
-      expect(received).toContain(body);
+      expect(received()).toContain(body);
     } finally {
       listen.kill('SIGINT');
       expect(await exited).toBe(0);
