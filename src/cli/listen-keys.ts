@@ -4,7 +4,7 @@ import { ask } from './prompt';
 
 /**
  * The keys of a running `listen` (raw mode, only when stdin is a terminal):
- * r replay, p pause/resume, c change the session, h help, q / Ctrl+C quit.
+ * r replay, p pause/resume, f forward what was missed while away, c change the session, h help, q / Ctrl+C quit.
  */
 export class ListenKeys {
   private readonly onData = (data: Buffer) => {
@@ -39,6 +39,9 @@ export class ListenKeys {
         return;
       case 'p':
         this.listener.togglePause();
+        return;
+      case 'f':
+        void this.listener.forwardMissed();
         return;
       case 'c':
         void this.menu();

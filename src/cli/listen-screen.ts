@@ -105,6 +105,7 @@ export class ListenScreen {
 export const KEY_HELP = [
   'keys:  r  replay the last event',
   '       p  pause / resume forwarding (paused events are recorded as skipped)',
+  '       f  forward the events that arrived while you were away',
   '       c  change source, transform, template or delay',
   '       h  this help',
   '       q  quit (Ctrl+C too); the destination stays for the next run',

@@ -29,6 +29,8 @@ export interface ListenOptions {
   /** Repeatable `--route <event type or source>=<path>`. */
   route?: string[];
   profile?: string;
+  /** Forward the events that arrived while disconnected, on reconnect, without asking. */
+  forwardMissed?: boolean;
 }
 
 /** How events reach the local server. */
@@ -80,7 +82,7 @@ export async function listen(targetArg: string | undefined, sourceSlug: string |
   const delayMs = opts.delay === undefined ? undefined : parseDelayMs(opts.delay);
   const exitAfterDisconnectMs = opts.exitAfterDisconnect === undefined ? undefined : parseSeconds(opts.exitAfterDisconnect, '--exit-after-disconnect') * 1000;
   const screen = new ListenScreen(opts.output ?? 'pretty');
-  const listener = new Listener(client, screen, delivery, opts.project, exitAfterDisconnectMs);
+  const listener = new Listener(client, screen, delivery, opts.project, exitAfterDisconnectMs, opts.forwardMissed === true);
   await listener.start({ sourceSlugs: sourceSlug ? [sourceSlug] : undefined, transformName: opts.transform, templateName: opts.template, delayMs });
   await listener.finished;
 }
@@ -111,7 +113,11 @@ export class Listener {
     private readonly delivery: Delivery | undefined,
     private readonly projectId?: string,
     private readonly exitAfterDisconnectMs?: number,
+    private readonly forwardMissedAutomatically = false,
   ) {}
+
+  /** Events whose delivery to this session ended `skipped` while the CLI was away, waiting for `f`. */
+  private missed: string[] = [];
 
   /** Starts (or reuses) the session's `cli` destination. */
   async open(input: SessionChange, fields = SESSION_FIELDS): Promise<CliSession & { signingSecret?: string }> {
@@ -132,6 +138,7 @@ export class Listener {
       onNotice: (message, level) => this.screen.notice(message, level),
       onFatal: (err) => void this.stop().then(() => this.done.reject(err)),
       exitAfterDisconnectMs: this.exitAfterDisconnectMs,
+      onReconnected: (droppedAt) => void this.findMissed(droppedAt),
     });
     this.tunnel.open();
     this.keys = ListenKeys.attach(this);
@@ -209,7 +216,10 @@ export class Listener {
       this.screen.notice('no event to replay yet');
       return;
     }
-    const eventId = this.lastEventId;
+    await this.replay(this.lastEventId);
+  }
+
+  private async replay(eventId: string): Promise<void> {
     try {
       const { replayCliEvent } = await this.call<{ replayCliEvent: { id: string } }>(
         'mutation Replay($p: ID, $d: ID!, $e: ID!) { replayCliEvent(projectId: $p, destinationId: $d, eventId: $e) { id } }',
@@ -220,6 +230,39 @@ export class Listener {
     } catch (err) {
       this.screen.notice(`replay failed: ${(err as Error).message}`, 'warn');
     }
+  }
+
+  /**
+   * After a reconnection: the events delivered to this session as `skipped`
+   * (no CLI connected) since the drop. They are offered (`f`) or, with
+   * --forward-missed, forwarded at once: replayCliEvent, to this session only.
+   */
+  private async findMissed(droppedAt: Date): Promise<void> {
+    try {
+      const { deliveries } = await this.call<{ deliveries: { data: Array<{ eventId: string }> } }>(
+        'query Missed($p: ID, $d: ID!, $t: String!) { deliveries(projectId: $p, destinationId: $d, status: "skipped", createdAfter: $t, limit: 200) { data { eventId } } }',
+        { p: this.projectId, d: this.session.destination.id, t: new Date(droppedAt.getTime() - 1_000).toISOString() },
+      );
+      const fresh = [...new Set(deliveries.data.map((d) => d.eventId))].filter((id) => !this.missed.includes(id));
+      if (fresh.length === 0) return;
+      this.missed.push(...fresh);
+      if (this.forwardMissedAutomatically) return this.forwardMissed();
+      const n = this.missed.length;
+      this.screen.notice(`${n} event${n === 1 ? '' : 's'} arrived while you were away: press f to forward ${n === 1 ? 'it' : 'them'}`);
+    } catch (err) {
+      this.screen.notice(`could not look for events missed while away: ${(err as Error).message}`, 'warn');
+    }
+  }
+
+  /** `f` (or --forward-missed): each missed event again, to this session only, oldest first. */
+  async forwardMissed(): Promise<void> {
+    const events = this.missed.splice(0).sort();
+    if (events.length === 0) {
+      this.screen.notice('no missed events to forward');
+      return;
+    }
+    this.screen.notice(`forwarding ${events.length} missed event${events.length === 1 ? '' : 's'}`);
+    for (const eventId of events) await this.replay(eventId);
   }
 
   /** `c`: the session's current settings, for the menu. */

@@ -85,6 +85,7 @@ function clientCommands(relay: Command): void {
     .option('--allow-external', 'allow a URL target on another machine')
     .option('--insecure', 'accept a self-signed certificate from an https target')
     .option('--print-secret', "print the session's signing secret and exit")
+    .option('--forward-missed', 'on reconnect, forward the events that arrived while away without asking (else: press f)')
     .addOption(profile())
     .option('--project <project_id>', 'the project (default: your default project)')
     .addOption(apiUrl())

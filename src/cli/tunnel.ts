@@ -15,6 +15,8 @@ export interface TunnelHandlers {
   onNotice(message: string, level: 'info' | 'warn'): void;
   /** The tunnel cannot go on (refresh refused, access lost, subscription refused, disconnected too long). */
   onFatal(err: Error): void;
+  /** Connected again after a drop that began at `droppedAt`. */
+  onReconnected?(droppedAt: Date): void;
   /** `--exit-after-disconnect`: give up after this long without a connection (default: never). */
   exitAfterDisconnectMs?: number;
 }
@@ -78,6 +80,7 @@ export class Tunnel {
           this.dropped = false;
           clearTimeout(this.giveUp);
           this.handlers.onNotice(`reconnected after ${Math.round((Date.now() - this.droppedAt) / 1000)} s`, 'info');
+          this.handlers.onReconnected?.(new Date(this.droppedAt));
         }
       },
       closed: (event) => {

@@ -8,6 +8,7 @@ import { hubSignature, postHook } from '../support/ingress-helpers';
 import { type ServiceProcess, startServiceProcess } from '../support/service-process';
 import { createTestDatabase, type TestDatabase, uniqueTaskQueue } from '../support/test-env';
 import { runCli, tempConfigHome } from './cli-process';
+import { startTcpProxy } from './tcp-proxy';
 import { hasTmux, Terminal } from './tmux';
 
 /**
@@ -29,6 +30,7 @@ import { hasTmux, Terminal } from './tmux';
   const config = tempConfigHome();
   const term = new Terminal();
   let source: { slug: string; secret: string };
+  let email: string;
 
   const startService = async () => {
     service = await startServiceProcess({ databaseUrl: db.url, port, taskQueue });
@@ -50,7 +52,7 @@ import { hasTmux, Terminal } from './tmux';
     });
     await new Promise<void>((resolve) => receiver.listen(0, resolve));
     receiverPort = (receiver.address() as AddressInfo).port;
-    const email = uniqueEmail('restart');
+    email = uniqueEmail('restart');
     const token = (await rest(service.baseUrl, 'POST', '/v1/auth/signup', { body: { email, password: PASSWORD } })).body.access_token;
     const endpoint = await rest(service.baseUrl, 'POST', '/v1/endpoints', { token, body: { name: 'Shop', slug: `shop-${Date.now()}` } });
     source = { slug: endpoint.body.slug, secret: endpoint.body.signing_secret };
@@ -124,4 +126,43 @@ import { hasTmux, Terminal } from './tmux';
     term.keys('listen', 'q');
     await term.waitFor('listen', /EXIT=0/);
   }, 180_000);
+
+  it('offers the events that arrived while it was away (skipped, not failed) and forwards them to this session on f', async () => {
+    const proxy = await startTcpProxy(port);
+    const home = tempConfigHome();
+    try {
+      expect(await runCli(['login', '--api-url', proxy.url], { XDG_CONFIG_HOME: home.home, RELAY_EMAIL: email, RELAY_PASSWORD: PASSWORD }).exited).toBe(0);
+      const since = new Date();
+      term.run('away', ['listen', String(receiverPort), source.slug], { XDG_CONFIG_HOME: home.home });
+      await term.waitFor('away', /Ready! Forwarding/);
+      await waitConnected(since);
+
+      // The network goes away (the API keeps running): two events arrive meanwhile.
+      proxy.block(true);
+      proxy.dropAll();
+      await term.waitFor('away', /connection lost \(1006[^)]*\): reconnecting…/);
+      const { rows: before } = await pg.query('select count(*)::int as n from cli_sessions where heartbeat_at > now() - interval \'15 seconds\'');
+      expect(before[0].n).toBe(0);
+      const missed = [await ingest('{"away":1}'), await ingest('{"away":2}')];
+      for (let i = 0; i < 300; i++) {
+        const { rows } = await pg.query('select status from deliveries where event_id = any($1::uuid[])', [missed]);
+        if (rows.length === 2 && rows.every((r) => r.status === 'skipped')) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const { rows: statuses } = await pg.query('select status, dead_lettered_at from deliveries where event_id = any($1::uuid[])', [missed]);
+      expect(statuses).toEqual([expect.objectContaining({ status: 'skipped', dead_lettered_at: null }), expect.objectContaining({ status: 'skipped', dead_lettered_at: null })]);
+
+      proxy.block(false);
+      await term.waitFor('away', /reconnected after \d+ s/);
+      await term.waitFor('away', /2 events arrived while you were away: press f to forward them/);
+      term.keys('away', 'f');
+      for (const id of missed) await term.waitFor('away', new RegExp(`200\\s+\\d+ ms\\s+${id}\\s+\\(replay\\)`));
+      expect(received).toEqual(expect.arrayContaining(['{"away":1}', '{"away":2}']));
+      term.keys('away', 'q');
+      await term.waitFor('away', /EXIT=0/);
+    } finally {
+      await proxy.close();
+      home.cleanup();
+    }
+  }, 120_000);
 });
