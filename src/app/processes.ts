@@ -9,6 +9,7 @@ import { trackDeliveryBacklog } from '../deliveries/delivery-backlog';
 import { startMetricsServer } from '../metrics/metrics-server';
 import { tracingClientInterceptors } from '../telemetry/tracing';
 import { checkTemporalConnection, temporalSettings } from '../temporal/client';
+import { drainApi } from '../health/drain';
 
 /**
  * What an API process runs: the HTTP server and the background loops that
@@ -22,6 +23,8 @@ export async function startApiProcess(container: AppContainer, port?: number): P
   trackDeliveryBacklog(() => container.orm.em.getConnection().getKnex());
   const api = await startApiServer(container, port);
   container.onClose(() => api.close());
+  // Before anything else: leave /readyz and keep serving for the drain delay (src/health/drain.ts).
+  container.onClose(() => drainApi(container), { first: true });
   // Before anything stops: subscriptions completed by their feeds stopping would read as "ended" to clients, not as a restart.
   container.onClose(() => api.closeSockets(), { first: true });
   return api;

@@ -102,6 +102,8 @@ const schema = z.object({
   CHAT_C_API_BASE_URL: optionalUrl.optional(),
   RELAY_EVENT_RETENTION_DAYS: int(1, 3650).default(30),
   RELAY_RUN_WORKER: bool.default(true),
+  /** After SIGTERM, how long an API process answers 503 on /readyz while still serving before it closes its listener (src/health/drain.ts); unset: 5000 in production, 0 elsewhere. */
+  RELAY_DRAIN_DELAY_MS: int(0, 600_000).optional(),
   /** The built dashboard served at `/` (src/http/dashboard.ts); default dashboard/dist in the package. */
   RELAY_DASHBOARD_DIR: z.string().min(1).optional(),
   /** `relay worker` serves its own `/metrics` here (HOST); unset: no listener. `relay start` shows them on the API's `/metrics`. */

@@ -42,6 +42,8 @@ export interface DispatcherOptions {
   perDestinationWindow?: number;
   /** The same, per project (RELAY_DISPATCH_PROJECT_WINDOW): a project with many busy destinations cannot fill the window either. */
   perProjectWindow?: number;
+  /** RELAY_DESTINATION_MAX_CONCURRENCY: a destination's window is at most twice its max_concurrency (this when it has none). */
+  defaultMaxConcurrency?: number;
 }
 
 const uuidArray = (ids: readonly string[]) => `{${ids.join(',')}}`;
@@ -58,14 +60,31 @@ const UNATTEMPTED_WINDOW_SECONDS = 300;
  * Claims up to `batchSize` undispatched events and creates one delivery per
  * linked, active destination whose `event_types` is empty or holds the
  * event's type (blocked destinations leave no record), marking the events
- * dispatched: ONE statement, so one round trip and one atomic commit.
+ * dispatched: ONE statement, so one round trip and one atomic commit. Fair
+ * between sources: each endpoint with waiting events (a skip scan of
+ * events_undispatched_endpoint_idx) offers its oldest, interleaved (every
+ * source's first, then every second…), so a 10,000-event backlog of one source
+ * does not hold another's next event behind twenty passes; arrival order holds per source.
  */
 export async function fanOutEvents(knex: Knex, batchSize: number): Promise<{ events: number; deliveries: number }> {
   const { rows } = await knex.raw(
-    `with claimed as (
-       select id, endpoint_id, project_id, event_type from events
-        where dispatched_at is null and status = 'received'
-        order by id limit ? for update skip locked
+    `with recursive sources as (
+       (select endpoint_id from events where dispatched_at is null and status = 'received' order by endpoint_id limit 1)
+       union all
+       select (select e.endpoint_id from events e
+                where e.dispatched_at is null and e.status = 'received' and e.endpoint_id > sources.endpoint_id
+                order by e.endpoint_id limit 1)
+         from sources where sources.endpoint_id is not null
+     ), offered as (
+       select c.id, c.endpoint_id, c.project_id, c.event_type, row_number() over (partition by c.endpoint_id order by c.id) as turn
+         from sources
+        cross join lateral (
+          select id, endpoint_id, project_id, event_type from events
+           where endpoint_id = sources.endpoint_id and dispatched_at is null and status = 'received'
+           order by id limit ? for update skip locked) c
+        where sources.endpoint_id is not null
+     ), claimed as (
+       select id, endpoint_id, project_id, event_type from offered order by turn, id limit ?
      ), marked as (
        update events set dispatched_at = now() from claimed where events.id = claimed.id returning events.id
      ), targets as (
@@ -80,7 +99,7 @@ export async function fanOutEvents(knex: Knex, batchSize: number): Promise<{ eve
        returning id
      )
      select (select count(*) from marked)::int as events, (select count(*) from created)::int as deliveries`,
-    [batchSize],
+    [batchSize, batchSize],
   );
   return { events: rows[0].events, deliveries: rows[0].deliveries };
 }
@@ -89,14 +108,15 @@ export async function fanOutEvents(knex: Knex, batchSize: number): Promise<{ eve
  * Claims up to `batchSize` unstarted deliveries to start, fairly: each
  * destination with unstarted deliveries (found by a skip scan of
  * deliveries_pending_idx) offers its oldest ones (event order), as many as its window has
- * room for; the picks are interleaved (every destination's first, then every
+ * room for (RELAY_DISPATCH_DESTINATION_WINDOW, and at most twice its max_concurrency: more
+ * would only wait throttled in workflows, costing workflow tasks as they poll for a lease); the picks are interleaved (every destination's first, then every
  * second…), each project keeps to its own window (so many busy destinations of
  * one project cannot fill the global one), and the lot is cut at the global window's room. Claiming sets
  * `workflow_started_at`. ONE statement.
  */
 export async function claimDeliveriesToStart(
   knex: Knex,
-  opts: { batchSize: number; perDestinationWindow: number; perProjectWindow: number; maxUnattempted: number },
+  opts: { batchSize: number; perDestinationWindow: number; perProjectWindow: number; maxUnattempted: number; defaultMaxConcurrency: number },
 ): Promise<{ deliveries: DeliveryToStart[]; waiting: number }> {
   const { rows } = await knex.raw(
     `with recursive dests as (
@@ -113,7 +133,8 @@ export async function claimDeliveriesToStart(
        select c.id, c.event_id, c.project_id, row_number() over (partition by c.destination_id order by c.event_id) as turn
          from dests
         cross join lateral (
-          select ?::int - count(*)::int as free from deliveries s
+          select least(?::int, 2 * coalesce((select max_concurrency from destinations t where t.id = dests.destination_id), ?::int)) - count(*)::int as free
+            from deliveries s
            where s.destination_id = dests.destination_id and s.status = 'queued'
              and s.workflow_started_at > now() - make_interval(secs => ${UNATTEMPTED_WINDOW_SECONDS})) w
         cross join lateral (
@@ -141,7 +162,7 @@ export async function claimDeliveriesToStart(
          select m.id, m.event_id, m.destination_id, m.project_id, e.event_type, ep.slug as endpoint_slug
            from marked m join events e on e.id = m.event_id join webhook_endpoints ep on ep.id = m.endpoint_id) s on true
       order by s.id`,
-    [opts.batchSize, opts.maxUnattempted, opts.maxUnattempted, opts.perDestinationWindow, opts.perProjectWindow],
+    [opts.batchSize, opts.maxUnattempted, opts.maxUnattempted, opts.perDestinationWindow, opts.defaultMaxConcurrency, opts.perProjectWindow],
   );
   return { deliveries: rows.filter((r: { id: string | null }) => r.id).map(toDeliveryToStart), waiting: rows[0]?.waiting ?? 0 };
 }
@@ -259,6 +280,7 @@ export class DeliveryDispatcher {
       maxUnattempted: opts.maxUnattempted ?? deps.config.RELAY_DISPATCH_WINDOW,
       perDestinationWindow: opts.perDestinationWindow ?? deps.config.RELAY_DISPATCH_DESTINATION_WINDOW,
       perProjectWindow: opts.perProjectWindow ?? deps.config.RELAY_DISPATCH_PROJECT_WINDOW,
+      defaultMaxConcurrency: opts.defaultMaxConcurrency ?? deps.config.RELAY_DESTINATION_MAX_CONCURRENCY,
     };
   }
 

@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+import tls from 'node:tls';
 import { Client, Connection, type TLSConfig } from '@temporalio/client';
 import type { Config } from '../config/config';
 import { ConfigError } from '../config/config-error';
@@ -61,7 +63,7 @@ export function explainTemporalConnectError(err: unknown, s: TemporalSettings): 
   if (/NotValidForName|Hostname\/IP does not match|ERR_TLS_CERT_ALTNAME_INVALID/i.test(text)) {
     return new ConfigError(`TEMPORAL_TLS_SERVER_NAME: the Temporal server's certificate does not name ${s.tls?.serverNameOverride ?? s.address} (${short})`);
   }
-  if (/certificate required|bad certificate|unknown ca|CertificateRequired|BadCertificate|UnknownCA|alert/i.test(text) && s.tls) {
+  if (/certificate required|bad certificate|unknown ca|CertificateRequired|BadCertificate|UnknownCA|ALERT|closed the connection right after the TLS handshake/i.test(text) && s.tls) {
     return new ConfigError(
       s.tls.clientCertPair
         ? `TEMPORAL_TLS_CLIENT_CERT_PATH: the Temporal server refused the client certificate (${short})`
@@ -81,6 +83,62 @@ export function explainTemporalConnectError(err: unknown, s: TemporalSettings): 
   return err;
 }
 
+/** An empty HTTP/2 client preface and SETTINGS frame: a gRPC server answers with its own SETTINGS. */
+const H2_PREFACE = Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'), Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0])]);
+
+/**
+ * One TLS connection to the frontend with the same settings, to learn why the SDK's
+ * connection failed: the SDKs retry a failed handshake until their deadline and then
+ * report only "deadline exceeded" or "connection closed", while Node's TLS names the
+ * cause (untrusted certificate, wrong name, certificate required or refused, not TLS).
+ * Resolves with the TLS error, a closed-after-handshake error, or undefined when the
+ * server answered over HTTP/2 (TLS is fine) or did not answer in time.
+ */
+export function probeTemporalTls(s: TemporalSettings, timeoutMs = 5000): Promise<Error | undefined> {
+  const match = /^\[?([^\]]+?)\]?:(\d+)$/.exec(s.address);
+  if (!match) return Promise.resolve(undefined);
+  const [, host, port] = match;
+  const name = s.tls?.serverNameOverride ?? host;
+  return new Promise((resolve) => {
+    let handshaken = false;
+    const socket = tls.connect({
+      host,
+      port: Number(port),
+      servername: isIP(name) ? undefined : name,
+      checkServerIdentity: (_host, cert) => tls.checkServerIdentity(name, cert),
+      ca: s.tls?.serverRootCACertificate,
+      cert: s.tls?.clientCertPair?.crt,
+      key: s.tls?.clientCertPair?.key,
+      ALPNProtocols: ['h2'],
+    });
+    const done = (result: Error | undefined) => {
+      clearTimeout(timer);
+      socket.removeAllListeners();
+      socket.on('error', () => undefined);
+      socket.destroy();
+      resolve(result);
+    };
+    const timer = setTimeout(() => done(undefined), timeoutMs);
+    socket.once('secureConnect', () => {
+      handshaken = true;
+      socket.write(H2_PREFACE);
+    });
+    socket.once('data', () => done(undefined));
+    socket.once('error', (err) => done(err));
+    socket.once('close', () => done(new Error(handshaken ? 'the server closed the connection right after the TLS handshake' : 'the server closed the connection during the TLS handshake')));
+  });
+}
+
+/** explainTemporalConnectError, and when that finds no cause while TLS is on, a TLS probe's answer explained the same way. */
+export async function diagnoseTemporalConnectError(err: unknown, s: TemporalSettings): Promise<unknown> {
+  const explained = explainTemporalConnectError(err, s);
+  if (explained instanceof ConfigError || !(s.tls || s.apiKey)) return explained;
+  const probed = await probeTemporalTls(s);
+  if (!probed) return explained;
+  const reason = explainTemporalConnectError(new Error(`${(probed as NodeJS.ErrnoException).code ?? ''} ${probed.message}`.trim()), s);
+  return reason instanceof ConfigError ? reason : explained;
+}
+
 /** A lazily-connecting client: the API process starts (and ingress keeps answering 202) while Temporal is down. */
 export function createTemporalClient(s: TemporalSettings): Client {
   const connection = Connection.lazy(connectionOptions(s));
@@ -92,7 +150,7 @@ export async function connectTemporal(s: TemporalSettings, connectTimeoutMs?: nu
   try {
     return await Connection.connect({ ...connectionOptions(s), ...(connectTimeoutMs ? { connectTimeout: connectTimeoutMs } : {}) });
   } catch (err) {
-    throw explainTemporalConnectError(err, s);
+    throw await diagnoseTemporalConnectError(err, s);
   }
 }
 
@@ -106,7 +164,7 @@ export async function checkTemporalConnection(client: Client, s: TemporalSetting
     await client.connection.withDeadline(Date.now() + timeoutMs, () => client.workflowService.getSystemInfo({}));
     return true;
   } catch (err) {
-    const explained = explainTemporalConnectError(err, s);
+    const explained = await diagnoseTemporalConnectError(err, s);
     if (explained instanceof ConfigError) throw explained;
     return false;
   }

@@ -1,5 +1,5 @@
 import { NativeConnection } from '@temporalio/worker';
-import { type TemporalSettings, connectionOptions, explainTemporalConnectError } from './client';
+import { type TemporalSettings, connectionOptions, diagnoseTemporalConnectError } from './client';
 
 /**
  * The worker's connection (the SDK's Rust core), from the same settings as the
@@ -10,6 +10,6 @@ export async function connectTemporalWorker(s: TemporalSettings): Promise<Native
   try {
     return await NativeConnection.connect(connectionOptions(s));
   } catch (err) {
-    throw explainTemporalConnectError(err, s);
+    throw await diagnoseTemporalConnectError(err, s);
   }
 }

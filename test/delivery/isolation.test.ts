@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { DeliveryDispatcher } from '../../src/deliveries/delivery-dispatcher';
+import { DeliveryDispatcher, fanOutEvents } from '../../src/deliveries/delivery-dispatcher';
 import { metricsRegistry } from '../../src/metrics/metrics';
 import { startRelayWorker } from '../../src/worker/worker';
 import { insertEvent } from '../support/factories';
@@ -236,6 +236,26 @@ describe('fair dispatch', () => {
     } finally {
       await dispatcher.stop();
       await receiver.close();
+      await t.close();
+    }
+  }, 60_000);
+
+  it("fans out fairly between sources: one source's backlog does not hold another's next event behind it", async () => {
+    const t = await createTestContainer();
+    try {
+      const noisy = await createScene(t.container);
+      await noisy.destination('http://127.0.0.1:9/noisy');
+      const quiet = await createScene(t.container);
+      await quiet.destination('http://127.0.0.1:9/quiet');
+      const noisyEvents: string[] = [];
+      for (let i = 0; i < 30; i++) noisyEvents.push(await insertEvent(t.container, noisy.endpoint, { payload: { n: i } }));
+      const quietEvent = await insertEvent(t.container, quiet.endpoint);
+      const knex = t.container.orm.em.getConnection().getKnex();
+      // One pass of 10: the quiet source's event and the noisy source's nine oldest, not the ten oldest overall.
+      expect(await fanOutEvents(knex, 10)).toEqual({ events: 10, deliveries: 10 });
+      const fanned = (await sql<{ id: string }>(t.container, 'select id from events where dispatched_at is not null order by id')).map((r) => r.id);
+      expect(fanned).toEqual([...noisyEvents.slice(0, 9), quietEvent]);
+    } finally {
       await t.close();
     }
   }, 60_000);

@@ -39,7 +39,7 @@ describe('PostgreSQL over TLS', () => {
     const port = await freePort();
     pg = await startPostgresChild({ dataDir: path.join(dir, 'pg'), port, tls: { certFile: server.cert, keyFile: server.key } });
     url = `postgres://relay:relay@127.0.0.1:${port}/relay`;
-  });
+  }, 180_000);
   afterAll(async () => {
     await pg?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
@@ -85,7 +85,7 @@ describe('PostgreSQL over TLS', () => {
       receiver = await startReceiver();
       container = await createContainer(testConfig({ DATABASE_URL: tlsUrl }), createLogger('silent'));
       service = await startServiceProcess({ databaseUrl: url, command: 'start', env: { DATABASE_SSL_MODE: 'verify-full', DATABASE_SSL_CA: ca } });
-    });
+    }, 180_000);
     afterAll(async () => {
       await service?.stop();
       await container?.close();
