@@ -4,7 +4,7 @@ import type { DestinationView } from '../destinations/destination.view';
 import { EndpointType } from '../endpoints/endpoint.resolver';
 import type { EndpointView } from '../endpoints/endpoint.view';
 import type { GraphQLContext } from '../graphql/context';
-import { destinationHealth, endpointHealth, type ResourceHealthView } from './resource-health.service';
+import { destinationHealth, endpointHealth, linkedEndpointsByDestinationIds, type ResourceHealthView } from './resource-health.service';
 
 @ObjectType('ResourceHealth', { description: 'Health over the last 24 hours (docs/dashboard.md "Health").' })
 class ResourceHealthType implements ResourceHealthView {
@@ -22,6 +22,11 @@ export class DestinationHealthResolver {
   @FieldResolver(() => ResourceHealthType, { description: 'Health over the last 24 hours (batched per request).' })
   health(@Root() d: DestinationView, @Ctx() { ctx, loaders }: GraphQLContext): Promise<ResourceHealthView> {
     return loaders.get(`destinationHealth:${d.project_id}`, (ids) => destinationHealth(ctx.em, d.project_id, ids)).load(d.id);
+  }
+
+  @FieldResolver(() => [EndpointType], { name: 'linkedEndpoints', description: 'The endpoints this destination is linked to, by name (batched per request).' })
+  linkedEndpoints(@Root() d: DestinationView, @Ctx() { ctx, loaders }: GraphQLContext): Promise<EndpointView[]> {
+    return loaders.get(`linkedEndpoints:${d.project_id}`, (ids) => linkedEndpointsByDestinationIds(ctx.em, ctx.container.config, d.project_id, ids)).load(d.id);
   }
 }
 

@@ -4,6 +4,9 @@ import { CLI_STALE_AFTER_MS } from '../cli-sessions/cli-limits';
 import type { ProjectContext } from '../common/request-context';
 import { getDestination } from '../destinations/destination.service';
 import { getEndpoint } from '../endpoints/endpoint.service';
+import type { Config } from '../config/config';
+import { type EndpointView, toEndpointView } from '../endpoints/endpoint.view';
+import { EndpointDestination } from '../links/endpoint-destination.entity';
 
 /**
  * Health of destinations and endpoints over the last 24 hours (issue 18.4), from their
@@ -112,4 +115,10 @@ export async function getDestinationHealth(ctx: ProjectContext, id: string): Pro
 export async function getEndpointHealth(ctx: ProjectContext, id: string): Promise<ResourceHealthView> {
   await getEndpoint(ctx, id);
   return (await endpointHealth(ctx.em, ctx.project.id, [id]))[0];
+}
+
+/** The endpoints each destination is linked to (batched for `Destination.linkedEndpoints`), by name. */
+export async function linkedEndpointsByDestinationIds(em: EntityManager, config: Pick<Config, 'publicBaseUrl'>, projectId: string, ids: readonly string[]): Promise<EndpointView[][]> {
+  const links = await em.find(EndpointDestination, { destination: { $in: [...ids], project: projectId } }, { populate: ['endpoint'], orderBy: { endpoint: { name: 'asc' } } });
+  return ids.map((id) => links.filter((l) => l.destination.id === id).map((l) => toEndpointView(l.endpoint, config)));
 }

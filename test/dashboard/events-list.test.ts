@@ -99,6 +99,28 @@ describeInBrowser('dashboard events list: outcomes, filters in the URL, live out
     expect(await rowOf(page, id).getByRole('cell').nth(4).textContent()).toBe('200');
   });
 
+  it('health: the destinations list and page show success rate, failing since, linked endpoints and recent deliveries', async () => {
+    const { page } = env;
+    await page.goto('/destinations');
+    const broken = page.getByRole('table').getByRole('row').filter({ hasText: 'Broken receiver' });
+    await broken.getByText('failing').waitFor();
+    expect(await broken.getByRole('cell').nth(4).textContent()).toBe('0.0%');
+    const good = page.getByRole('table').getByRole('row').filter({ hasText: 'Good receiver' });
+    await good.getByText('healthy').waitFor();
+    expect(await good.getByRole('cell').nth(4).textContent()).toBe('100%');
+    await env.screenshot('destinations-health');
+    await page.reload();
+    await broken.getByRole('link', { name: 'Broken receiver' }).click();
+    const health = page.getByTestId('health');
+    await health.getByText('HTTP 503').waitFor();
+    await health.getByText('failing since').waitFor();
+    await page.getByRole('region', { name: 'Linked endpoints' }).getByRole('link', { name: 'Billing' }).waitFor();
+    await page.getByRole('table', { name: 'Recent deliveries' }).getByText(ids.dead).waitFor();
+    await env.screenshot('destination-health');
+    await page.goto('/endpoints');
+    await page.getByRole('table').getByRole('row').filter({ hasText: 'Orders' }).getByText('healthy').waitFor();
+  });
+
   it('bulk retry: the count first, a double click retries once, progress, then the outcome turns delivered', async () => {
     const { page } = env;
     receiver.respond = () => ({ status: 200, body: 'ok' });

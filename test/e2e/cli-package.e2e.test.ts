@@ -62,7 +62,7 @@ describe('the relay CLI package (packages/cli)', () => {
     expect(help).not.toMatch(/\n {2}(start|api|worker|migrate)\b/);
   });
 
-  it('logs in, says who is logged in, and forwards events with relay listen', async () => {
+  it('logs in (password, then --api-key), says who is logged in, and forwards events with relay listen', async () => {
     const email = uniqueEmail('packaged');
     const signup = await rest(service.baseUrl, 'POST', '/v1/auth/signup', { body: { email, password: PASSWORD } });
     const endpoint = await rest(service.baseUrl, 'POST', '/v1/endpoints', { token: signup.body.access_token, body: { name: 'Packaged', slug: `packaged-${Date.now()}` } });
@@ -70,6 +70,9 @@ describe('the relay CLI package (packages/cli)', () => {
 
     expect(relay(['login', '--api-url', service.baseUrl, '--email', email, '--password', PASSWORD])).toBe(`logged in as ${email} at ${service.baseUrl}\n`);
     expect(relay(['whoami'])).toBe(`${email} at ${service.baseUrl}\n`);
+    // A machine's login (CI, containers): a project API key.
+    const created = await rest(service.baseUrl, 'POST', '/v1/api-keys', { token: signup.body.access_token, body: { name: 'packaged' } });
+    expect(relay(['login', '--api-url', service.baseUrl, '--api-key', created.body.key, '--profile', 'machine'])).toMatch(/^logged in with API key /);
 
     const port = new URL(receiver.url).port;
     const received = () => receiver.requests.map((r) => r.body);

@@ -30,6 +30,13 @@ const STATUS_CLASS: Record<string, string> = {
   dead_lettered: 'bad',
   pending: 'wait',
   no_destination: 'muted',
+  // Health (src/components/health.tsx)
+  online: 'ok',
+  offline: 'muted',
+  healthy: 'ok',
+  failing: 'bad',
+  'circuit open': 'bad',
+  'circuit half-open': 'wait',
 };
 
 export function StatusBadge({ status }: { status: string }) {

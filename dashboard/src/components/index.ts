@@ -6,3 +6,4 @@ export { JsonView, KeyValues, Page, StatusBadge, Time } from './display';
 export { Pager, useCursorPager } from './pager';
 export { Can } from './can';
 export { LiveIndicator } from './live-indicator';
+export { HEALTH_FIELDS, HealthBadge, HealthCard, p95, successRate, type Health } from './health';

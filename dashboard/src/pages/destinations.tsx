@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import type { CombinedError } from '@urql/core';
 import { gql } from 'urql';
 import { Link, useLocation, useParams } from 'wouter';
-import { Can, ConfirmButton, EmptyState, ErrorMessage, Field, Page, Pager, SecretOnce, Table, Time, useCursorPager } from '../components';
+import { Can, ConfirmButton, EmptyState, ErrorMessage, Field, type Health, HEALTH_FIELDS, HealthBadge, HealthCard, p95, Page, Pager, SecretOnce, StatusBadge, successRate, Table, Time, useCursorPager } from '../components';
 import { useProjectMutation, useProjectQuery } from '../lib/hooks';
 import { useCan } from '../lib/session';
 import { providerLabel } from '../lib/providers';
@@ -28,14 +28,21 @@ interface Destination {
   eventTypes: string[];
   isActive: boolean;
   createdAt: string;
+  maxConcurrency: number | null;
+  circuit: { state: string; consecutiveFailures: number; nextProbeAt: string | null; lastError: string | null };
+  health: Health;
+  linkedEndpoints?: { id: string; name: string }[];
 }
 
 const FIELDS = `id name type webhookHost hasWebhookUrl hasBotToken hasSigningSecret previousSecretExpiresAt guildId channelId
-  retryPolicy { maxAttempts backoff } eventTypes isActive createdAt`;
+  retryPolicy { maxAttempts backoff } eventTypes isActive createdAt maxConcurrency
+  circuit { state consecutiveFailures nextProbeAt lastError } ${HEALTH_FIELDS}`;
 
 const LIST = gql`query Destinations($projectId: ID, $cursor: String) {
   destinations(projectId: $projectId, cursor: $cursor, limit: 50) { data { ${FIELDS} } nextCursor } }`;
-const ONE = gql`query Destination($projectId: ID, $id: ID!) { destination(projectId: $projectId, id: $id) { ${FIELDS} } }`;
+const ONE = gql`query Destination($projectId: ID, $id: ID!) {
+  destination(projectId: $projectId, id: $id) { ${FIELDS} linkedEndpoints { id name } }
+  deliveries(projectId: $projectId, destinationId: $id, limit: 10) { data { id eventId status attemptCount createdAt } } }`;
 const CREATE = gql`mutation CreateDestination($projectId: ID, $input: DestinationInput!) {
   createDestination(projectId: $projectId, input: $input) { id } }`;
 const UPDATE = gql`mutation UpdateDestination($projectId: ID, $id: ID!, $input: DestinationInput!) {
@@ -105,6 +112,9 @@ export function DestinationsPage() {
           { header: 'Name', cell: (d) => <Link href={`/destinations/${d.id}`}>{d.name}</Link> },
           { header: 'Type', cell: (d) => d.type },
           { header: 'Target', cell: (d) => <code>{target(d)}</code> },
+          { header: 'Health', cell: (d) => <HealthBadge health={d.health} circuit={d.circuit} /> },
+          { header: 'Success 24 h', cell: (d) => successRate(d.health), className: 'num' },
+          { header: 'p95', cell: (d) => p95(d.health), className: 'num hide-narrow' },
           { header: 'Signed', cell: (d) => (d.type === 'webhook' ? (d.hasSigningSecret ? 'yes' : 'no') : '—'), className: 'hide-narrow' },
           { header: 'Active', cell: (d) => (d.isActive ? 'yes' : <span className="muted">paused</span>) },
           { header: 'Created', cell: (d) => <Time value={d.createdAt} />, className: 'hide-narrow' },
@@ -125,6 +135,8 @@ interface FormState {
   eventTypes: string;
   maxAttempts: string;
   backoff: string;
+  /** Blank: the service default (RELAY_DESTINATION_MAX_CONCURRENCY). */
+  maxConcurrency: string;
 }
 
 /** The form's text as the API's input; secrets only when typed (blank keeps the stored one). */
@@ -139,6 +151,7 @@ function toInput(f: FormState, creating: boolean): Record<string, unknown> {
   if (f.maxAttempts || f.backoff) {
     input.retryPolicy = { maxAttempts: Number(f.maxAttempts), backoff: f.backoff.split(',').map((s) => Number(s.trim())).filter((n) => !Number.isNaN(n)) };
   }
+  if (f.maxConcurrency || !creating) input.maxConcurrency = f.maxConcurrency ? Number(f.maxConcurrency) : null;
   return input;
 }
 
@@ -191,11 +204,14 @@ function DestinationFields({ form, set, error, creating }: { form: FormState; se
           <input value={form.backoff} onChange={(e) => set({ backoff: e.target.value })} placeholder="10, 60, 300" />
         </Field>
       </div>
+      <Field label="Max concurrency" field="maxConcurrency" error={error} hint="Attempts in flight at once (1–1000); blank: the service default.">
+        <input type="number" min={1} max={1000} value={form.maxConcurrency} onChange={(e) => set({ maxConcurrency: e.target.value })} placeholder="default" />
+      </Field>
     </>
   );
 }
 
-const BLANK: FormState = { name: '', type: 'webhook', webhookUrl: '', botToken: '', channelId: '', guildId: '', eventTypes: '', maxAttempts: '', backoff: '' };
+const BLANK: FormState = { name: '', type: 'webhook', webhookUrl: '', botToken: '', channelId: '', guildId: '', eventTypes: '', maxAttempts: '', backoff: '', maxConcurrency: '' };
 
 function CreateDestination({ onCreated }: { onCreated: (id: string) => void }) {
   const [form, setForm] = useState(BLANK);
@@ -222,7 +238,7 @@ function CreateDestination({ onCreated }: { onCreated: (id: string) => void }) {
 
 export function DestinationPage() {
   const { id } = useParams<{ id: string }>();
-  const [{ data, error }, refetch] = useProjectQuery<{ destination: Destination }>(ONE, { id });
+  const [{ data, error }, refetch] = useProjectQuery<{ destination: Destination; deliveries: { data: RecentDelivery[] } }>(ONE, { id });
   // No normalized cache: a mutation's answer does not update this query, so re-read after each change.
   const reload = () => refetch({ requestPolicy: 'network-only' });
   const [deleted, remove] = useProjectMutation(DELETE);
@@ -257,9 +273,45 @@ export function DestinationPage() {
       <div className="grid2">
         {canWrite ? <EditDestination destination={d} onSaved={reload} /> : <DestinationSummary destination={d} />}
         {d.type === 'webhook' && <SigningSecret destination={d} onChanged={reload} />}
+        <HealthCard health={d.health} circuit={d.circuit} />
+        <section className="card" aria-label="Linked endpoints">
+          <h2>Linked endpoints</h2>
+          {d.linkedEndpoints?.length ? (
+            <ul>
+              {d.linkedEndpoints.map((e) => (
+                <li key={e.id}>
+                  <Link href={`/endpoints/${e.id}`}>{e.name}</Link>
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p className="muted">Not linked to any endpoint: link it on an endpoint's page.</p>
+          )}
+        </section>
       </div>
+      <h2>Recent deliveries</h2>
+      <Table
+        label="Recent deliveries"
+        rows={data?.deliveries.data ?? []}
+        rowKey={(r) => r.id}
+        empty={<p className="muted">No deliveries yet.</p>}
+        columns={[
+          { header: 'Created', cell: (r) => <Link href={`/events/${r.eventId}`}><Time value={r.createdAt} /></Link> },
+          { header: 'Status', cell: (r) => <StatusBadge status={r.status} /> },
+          { header: 'Attempts', cell: (r) => r.attemptCount, className: 'num' },
+          { header: 'Event id', cell: (r) => r.eventId, className: 'mono hide-narrow' },
+        ]}
+      />
     </Page>
   );
+}
+
+interface RecentDelivery {
+  id: string;
+  eventId: string;
+  status: string;
+  attemptCount: number;
+  createdAt: string;
 }
 
 function DestinationSummary({ destination: d }: { destination: Destination }) {
@@ -287,6 +339,7 @@ function EditDestination({ destination: d, onSaved }: { destination: Destination
     eventTypes: d.eventTypes.join(', '),
     maxAttempts: String(d.retryPolicy.maxAttempts),
     backoff: d.retryPolicy.backoff.join(', '),
+    maxConcurrency: d.maxConcurrency == null ? '' : String(d.maxConcurrency),
   });
   const [state, update] = useProjectMutation(UPDATE);
   const [saved, setSaved] = useState(false);

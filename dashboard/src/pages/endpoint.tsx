@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { gql } from 'urql';
 import { Link, useParams } from 'wouter';
-import { Can, ConfirmButton, CopyButton, ErrorMessage, Field, JsonView, KeyValues, LiveIndicator, Page, SecretOnce, StatusBadge, Table, Time } from '../components';
+import { Can, ConfirmButton, CopyButton, ErrorMessage, Field, type Health, HEALTH_FIELDS, HealthCard, JsonView, KeyValues, LiveIndicator, Page, SecretOnce, StatusBadge, Table, Time } from '../components';
 import { useOnReconnect } from '../lib/connection';
 import { useProjectMutation, useProjectQuery, useProjectSubscription } from '../lib/hooks';
 import { parseJsonText, pretty } from '../lib/json-input';
@@ -12,7 +12,7 @@ import { EndpointLinks } from './endpoint-links';
 
 const ENDPOINT_FIELDS = 'id name slug ingressUrl provider isActive hasSigningSecret previousSecretExpiresAt eventTypePath eventTypeHeader typingRules createdAt updatedAt';
 const ENDPOINT = gql`
-  query Endpoint($projectId: ID, $id: ID!) { endpoint(projectId: $projectId, id: $id) { ${ENDPOINT_FIELDS} } }
+  query Endpoint($projectId: ID, $id: ID!) { endpoint(projectId: $projectId, id: $id) { ${ENDPOINT_FIELDS} ${HEALTH_FIELDS} } }
 `;
 const UPDATE = gql`
   mutation UpdateEndpoint($projectId: ID, $id: ID!, $input: EndpointInput!) { updateEndpoint(projectId: $projectId, id: $id, input: $input) { ${ENDPOINT_FIELDS} } }
@@ -51,7 +51,7 @@ export interface EndpointDetail {
 /** One endpoint: ingress URL, Test button with live events, settings, secret rotation, filters and linked destinations. */
 export function EndpointPage() {
   const { id } = useParams<{ id: string }>();
-  const [{ data, error }] = useProjectQuery<{ endpoint: EndpointDetail }>(ENDPOINT, { id });
+  const [{ data, error }] = useProjectQuery<{ endpoint: EndpointDetail & { health?: Health } }>(ENDPOINT, { id });
   const [updated, update] = useProjectMutation<{ updateEndpoint: EndpointDetail }>(UPDATE);
   const [tested, sendTest] = useProjectMutation<{ sendTestEvent: { eventId: string } }>(SEND_TEST);
   const endpoint = data?.endpoint;
@@ -113,6 +113,7 @@ export function EndpointPage() {
           }}
         />
       </div>
+      <HealthCard health={endpoint.health} />
       <h2>
         Recent events <LiveIndicator />
       </h2>

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { gql } from 'urql';
 import { Link, useLocation } from 'wouter';
-import { Can, CopyButton, EmptyState, ErrorMessage, Field, Page, Pager, SecretOnce, StatusBadge, Table, Time, useCursorPager } from '../components';
+import { Can, CopyButton, EmptyState, ErrorMessage, Field, Page, Pager, SecretOnce, StatusBadge, Table, Time, useCursorPager, type Health, HEALTH_FIELDS, HealthBadge, p95, successRate } from '../components';
 import { useProjectMutation, useProjectQuery } from '../lib/hooks';
 import type { Page as ListPage } from '../lib/types';
 import { providerLabel } from '../lib/providers';
@@ -11,7 +11,7 @@ export const PROVIDERS = ['codehost_a', 'codehost_b', 'codehost_c', 'chat_a', 't
 const ENDPOINTS = gql`
   query Endpoints($projectId: ID, $cursor: String) {
     endpoints(projectId: $projectId, cursor: $cursor, limit: 50) {
-      data { id name slug ingressUrl provider isActive createdAt }
+      data { id name slug ingressUrl provider isActive createdAt ${HEALTH_FIELDS} }
       nextCursor
     }
   }
@@ -30,6 +30,7 @@ interface EndpointRow {
   provider: string | null;
   isActive: boolean;
   createdAt: string;
+  health: Health;
 }
 
 /** Endpoints (sources): list and create; the new signing secret is shown once. */
@@ -87,6 +88,9 @@ export function EndpointsPage() {
             ),
           },
           { header: 'State', cell: (e) => <StatusBadge status={e.isActive ? 'active' : 'inactive'} /> },
+          { header: 'Health', cell: (e) => <HealthBadge health={e.health} /> },
+          { header: 'Success 24 h', cell: (e) => successRate(e.health), className: 'num' },
+          { header: 'p95', cell: (e) => p95(e.health), className: 'num hide-narrow' },
           { header: 'Created', cell: (e) => <Time value={e.createdAt} />, className: 'hide-narrow' },
         ]}
       />
