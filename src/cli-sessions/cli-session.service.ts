@@ -179,14 +179,24 @@ export async function startCliSession(ctx: ProjectContext, input: StartCliSessio
   return toView(ctx, destination, sources, settings);
 }
 
-async function findCliDestination(ctx: ProjectContext, destinationId: string): Promise<Destination> {
+/**
+ * A `cli` destination of the project that the caller's own `relay listen`
+ * session created. Only its owner (the user, or API key) may be its CLI
+ * (`cliForwards`), change it (updateCliSession answers its signing secret) or
+ * replay to it: anyone else in the project, a viewer or another developer, is refused.
+ */
+async function findOwnCliDestination(ctx: ProjectContext, destinationId: string): Promise<Destination> {
   const destination = isUuid(destinationId) ? await ctx.em.findOne(Destination, { id: destinationId, project: ctx.project.id, type: 'cli' }) : null;
   if (!destination) throw new NotFoundError('CLI destination', destinationId);
+  const owner = (destination.cliSession as Partial<CliSessionSettings> | null)?.owner;
+  if (!owner || owner !== (await callerLabel(ctx))) {
+    throw new ForbiddenError('Only the user whose `relay listen` session created this CLI destination can use it.');
+  }
   return destination;
 }
 
 export async function updateCliSession(ctx: ProjectContext, destinationId: string, input: UpdateCliSessionInput): Promise<CliSessionView> {
-  const destination = await findCliDestination(ctx, destinationId);
+  const destination = await findOwnCliDestination(ctx, destinationId);
   const current = (destination.cliSession ?? {}) as Partial<CliSessionSettings>;
   const owner = current.owner ?? (await callerLabel(ctx));
   const slugs = input.sourceSlugs === undefined ? (current.sourceSlugs ?? null) : normalizeSlugs(input.sourceSlugs);
@@ -204,22 +214,17 @@ export async function updateCliSession(ctx: ProjectContext, destinationId: strin
 }
 
 /**
- * Who may hold a `cliForwards` subscription (be the session's CLI): only the
- * user (or API key) whose session created the destination. Anyone else in the
- * project, a viewer or another developer, would receive the owner's forwards
- * and make the destination look connected.
+ * Who may hold a `cliForwards` subscription (be the session's CLI): only its
+ * owner. Anyone else would receive the owner's forwards and make the
+ * destination look connected.
  */
 export async function authorizeCliForwards(ctx: ProjectContext, destinationId: string): Promise<void> {
-  const destination = await findCliDestination(ctx, destinationId);
-  const owner = (destination.cliSession as Partial<CliSessionSettings> | null)?.owner;
-  if (!owner || owner !== (await callerLabel(ctx))) {
-    throw new ForbiddenError('Only the user whose `relay listen` session created this CLI destination can receive its forwards.');
-  }
+  await findOwnCliDestination(ctx, destinationId);
 }
 
 /** `r` in the CLI: a new delivery of the event to this CLI destination only. */
 export async function replayCliEvent(ctx: ProjectContext, destinationId: string, eventId: string): Promise<Delivery> {
-  const destination = await findCliDestination(ctx, destinationId);
+  const destination = await findOwnCliDestination(ctx, destinationId);
   return replayEventToDestination(ctx, eventId, destination.id);
 }
 

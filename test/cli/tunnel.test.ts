@@ -261,6 +261,9 @@ describe('the listen tunnel', () => {
       await em.flush();
       const other = await tokenFor(container(), user.id);
       await expect(listen(server.url, other, container(), destinationId)).rejects.toThrow(/forbidden/);
+      // Nor change it (its answer carries the signing secret) or replay to it.
+      const update = await gql(server.url, 'mutation($d: ID!) { updateCliSession(destinationId: $d, input: { delayMs: 1 }) { delayMs } }', { d: destinationId }, { token: other });
+      expect(update.errors?.[0].extensions?.code).toBe(role === 'viewer' ? 'insufficient_role' : 'forbidden');
     }
     // Nobody else became "connected": an event to it is skipped (no CLI), not forwarded to a stranger.
     expect(await presenceRows(container(), destinationId)).toBe(0);

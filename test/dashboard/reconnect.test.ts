@@ -49,7 +49,7 @@ describeInBrowser('dashboard: live view survives API restarts (graceful and kill
     projectId = (await graphql(env.baseUrl, '{ projects { data { id } } }', {}, token)).projects.data[0].id;
     endpointId = (await graphql(env.baseUrl, 'mutation ($p: ID) { createEndpoint(projectId: $p, input: { name: "Orders" }) { id } }', { p: projectId }, token)).createEndpoint.id;
   }, 180_000);
-  afterAll(() => env?.close());
+  afterAll(() => env?.close(), 120_000);
 
   it('is live on the events page', async () => {
     const { page } = env;
