@@ -173,8 +173,11 @@ const record = (into: Received[]) => (req: http.IncomingMessage, res: http.Serve
         await term.waitFor(name, insecure ? new RegExp(`POST /tls\\s+→\\s+200\\s+\\d+ ms\\s+${id}`) : new RegExp(`POST /tls\\s+→\\s+failed: .*(certificate|self.signed).*${id}`, 'i'));
         term.keys(name, 'q');
         await term.waitFor(name, /EXIT=0/);
+        // Nothing reached the server through the session without --insecure. (Its failed forward is retried
+        // under the destination's retry policy, and may reach the next session, which accepts the certificate.)
+        if (!insecure) expect(received).toEqual([]);
       }
-      expect(received.map((r) => r.body)).toEqual(['{"tls":true}']);
+      expect(received.map((r) => r.body)).toContain('{"tls":true}');
     } finally {
       await new Promise((resolve) => server.close(resolve));
       fs.rmSync(dir, { recursive: true, force: true });
