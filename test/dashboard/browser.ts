@@ -146,7 +146,8 @@ export async function startDashboardEnv(
       await target.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: false });
     },
     async close() {
-      await settle();
+      // A response cut by a killed API process may never finish its body: do not wait for it forever.
+      await Promise.race([settle(), new Promise((resolve) => setTimeout(resolve, 5000))]);
       await browser!.close();
       await service!.stop();
       await db!.drop();
