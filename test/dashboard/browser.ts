@@ -148,7 +148,7 @@ export async function startDashboardEnv(
     async close() {
       // A response cut by a killed API process may never finish its body: do not wait for it forever.
       await Promise.race([settle(), new Promise((resolve) => setTimeout(resolve, 5000))]);
-      await browser!.close();
+      await Promise.race([browser!.close(), new Promise((resolve) => setTimeout(resolve, 20_000))]);
       await service!.stop();
       await db!.drop();
       fs.rmSync(dashboardDir, { recursive: true, force: true });

@@ -76,7 +76,12 @@ export async function startServiceProcess(opts: {
     output: () => output,
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGINT');
-      const code = await exited;
+      // A graceful stop that does not end in 30 s is reported and then killed, so one hang cannot stall a suite's teardown.
+      const hung = setTimeout(() => {
+        process.stderr.write(`service process ${child.pid} did not stop within 30 s of SIGINT; killing it\n${output.slice(-2000)}\n`);
+        child.kill('SIGKILL');
+      }, 30_000);
+      const code = await exited.finally(() => clearTimeout(hung));
       fs.rmSync(dataDir, { recursive: true, force: true });
       return code;
     },

@@ -100,6 +100,12 @@ export function EventsPage() {
     !onFirstPage,
   );
   useOutcomeRefresh(setOutcomes);
+  // The attempt subscription starts a moment after the first read: read once more after it has, so an outcome that
+  // moved in between (an attempt recorded before the subscription was live) is not left stale.
+  useEffect(() => {
+    const timer = setTimeout(() => refetch({ requestPolicy: 'network-only' }), 2000);
+    return () => clearTimeout(timer);
+  }, []); // once per visit of the page
   // Back after a drop: read the page again, so what arrived meanwhile (and outcomes that moved) shows.
   useOnReconnect(() => {
     setOutcomes({});
