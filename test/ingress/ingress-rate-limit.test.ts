@@ -50,7 +50,8 @@ describe('ingress rate caps (shared by every API process)', () => {
         ),
       );
       const spilled = Math.floor(Date.now() / 1000) !== started;
-      if (!spilled || attempt === 4) return { endpoints, results };
+      // A loaded machine (a CI run of the whole suite) can spill a burst more often than not: try up to ten times.
+      if (!spilled || attempt === 9) return { endpoints, results };
     }
   }
 
