@@ -56,6 +56,9 @@ interface Sample {
   worker_rss_mib: number;
   api_heap_mib: number;
   worker_heap_mib: number;
+  /** Memory outside the V8 heap that V8 knows of (Buffers, ArrayBuffers): RSS can grow there while the heap stays flat. */
+  api_external_mib: number;
+  worker_external_mib: number;
   accepted: number;
   delivered: number;
   load_1m: number;
@@ -89,11 +92,11 @@ function rssBytes(pid: number): number {
   return kb ? Number(kb[1]) * 1024 : NaN;
 }
 
-/** V8 heap in use of a relay process, from its Prometheus /metrics (prom-client's default metrics). */
-async function heapBytes(metricsUrl: string): Promise<number> {
+/** V8 heap in use and external memory of a relay process, from its Prometheus /metrics (prom-client's default metrics). */
+async function heapBytes(metricsUrl: string): Promise<{ heap: number; external: number }> {
   const text = await fetch(metricsUrl).then((r) => r.text(), () => '');
-  const line = /^relay_nodejs_heap_size_used_bytes (\S+)$/m.exec(text);
-  return line ? Number(line[1]) : NaN;
+  const read = (name: string) => Number(new RegExp(`^relay_nodejs_${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  return { heap: read('heap_size_used_bytes'), external: read('external_memory_bytes') };
 }
 
 /**
@@ -218,16 +221,21 @@ export async function main(args: string[]): Promise<void> {
     }, 100);
     stops.push(() => clearInterval(ticker));
 
-    const sample = async (startedAt: number): Promise<Sample> => ({
-      elapsed_s: Math.round((Date.now() - startedAt) / 1000),
-      api_rss_mib: mib(rssBytes(processes.api.child.pid!)),
-      worker_rss_mib: mib(rssBytes(processes.worker.child.pid!)),
-      api_heap_mib: mib(await heapBytes(metricsUrls.api)),
-      worker_heap_mib: mib(await heapBytes(metricsUrls.worker)),
-      accepted,
-      delivered: (await ask<{ count: number }>(true)).count,
-      load_1m: Number(os.loadavg()[0].toFixed(1)),
-    });
+    const sample = async (startedAt: number): Promise<Sample> => {
+      const [api, worker] = await Promise.all([heapBytes(metricsUrls.api), heapBytes(metricsUrls.worker)]);
+      return {
+        elapsed_s: Math.round((Date.now() - startedAt) / 1000),
+        api_rss_mib: mib(rssBytes(processes.api.child.pid!)),
+        worker_rss_mib: mib(rssBytes(processes.worker.child.pid!)),
+        api_heap_mib: mib(api.heap),
+        worker_heap_mib: mib(worker.heap),
+        api_external_mib: mib(api.external),
+        worker_external_mib: mib(worker.external),
+        accepted,
+        delivered: (await ask<{ count: number }>(true)).count,
+        load_1m: Number(os.loadavg()[0].toFixed(1)),
+      };
+    };
     const snapshots: string[] = [];
     const snapshot = async (label: string) => {
       const dir = opts.heapSnapshots;
