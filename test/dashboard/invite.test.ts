@@ -27,7 +27,7 @@ describeInBrowser('dashboard: invite links', () => {
   /** A signed-out browser: a context of its own. */
   const signedOut = async () => (await env.browser.newContext({ baseURL: env.baseUrl })).newPage();
   /** The organizations the page's project switcher offers, as "<name> (<role>)". */
-  const switcherGroups = (page: Page) => page.locator('.switcher optgroup').evaluateAll((groups) => groups.map((g) => g.getAttribute('label')));
+  const switcherGroups = async (page: Page) => Promise.all((await page.locator('.switcher optgroup').all()).map((group) => group.getAttribute('label')));
 
   beforeAll(async () => {
     const port = await freePort();
