@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { Client } from 'pg';
 import { freePort } from '../support/free-port';
 import { startOAuthServer, type OAuthTestServer } from '../support/oauth-server';
-import { type DashboardEnv, describeInBrowser, graphql, startDashboardEnv } from './browser';
+import { type DashboardEnv, describeInBrowser, graphql, logIn, signUpThroughApi, startDashboardEnv } from './browser';
 
 const PASSWORD = 'correct horse battery staple';
 const OAUTH_EMAIL = `oauth-invitee-${Date.now()}@example.test`;
@@ -37,8 +37,7 @@ describeInBrowser('dashboard: invite links', () => {
       user: { sub: 'invitee-oauth-1', email: OAUTH_EMAIL, email_verified: true, preferred_username: 'invitee' },
     });
     env = await startDashboardEnv({ port, env: { PUBLIC_BASE_URL: base, ...oauth.env('codehost_a') } });
-    const session = await graphql(env.baseUrl, 'mutation ($i: SignupInput!) { signup(input: $i) { accessToken } }', { i: { email: ownerEmail, password: PASSWORD } });
-    token = session.signup.accessToken;
+    token = await signUpThroughApi(env.baseUrl, ownerEmail, PASSWORD);
     orgId = (await graphql(env.baseUrl, '{ organizations { data { id } } }', {}, token)).organizations.data[0].id;
     await gql('mutation ($o: ID!) { renameOrganization(organizationId: $o, name: "Acme Robotics") { id } }');
   }, 180_000);
@@ -49,11 +48,7 @@ describeInBrowser('dashboard: invite links', () => {
 
   it('an admin invites from the Members page and gets a link to the dashboard carrying the token', async () => {
     const { page } = env;
-    await page.goto('/');
-    await page.getByLabel('Email').fill(ownerEmail);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.getByRole('heading', { name: 'Events' }).waitFor();
+    await logIn(page, ownerEmail, PASSWORD);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Members', exact: true }).click();
     const form = page.getByRole('form', { name: 'Invite' });
     await form.getByLabel('Email').fill('new-dev@example.test');
@@ -104,14 +99,10 @@ describeInBrowser('dashboard: invite links', () => {
 
   it('a signed-in user accepts the link: joins and switches to that organization', async () => {
     const email = `existing-${Date.now()}@example.test`;
-    await graphql(env.baseUrl, 'mutation ($i: SignupInput!) { signup(input: $i) { accessToken } }', { i: { email, password: PASSWORD } });
+    await signUpThroughApi(env.baseUrl, email, PASSWORD);
     const { url } = await invite(email, 'viewer');
     const page = await signedOut();
-    await page.goto('/');
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.getByRole('heading', { name: 'Events' }).waitFor();
+    await logIn(page, email, PASSWORD);
     expect(await page.getByTestId('role').textContent()).toBe('owner');
 
     await page.goto(url);
