@@ -5,6 +5,7 @@ import { hasRefreshToken, logout, onAuthChange } from './lib/auth';
 import { createGraphQLClient } from './lib/graphql';
 import { OAUTH_CALLBACK_PATH } from './lib/oauth';
 import { WorkspaceProvider, useWorkspace } from './lib/session';
+import { INVITE_PATH, InvitePage } from './pages/invite';
 import { OAuthCallbackPage } from './pages/oauth-callback';
 import { SignInPage } from './pages/sign-in';
 import { HOME, ROUTES } from './routes';
@@ -13,6 +14,7 @@ export function App() {
   const [signedIn, setSignedIn] = useState(hasRefreshToken);
   const [client, setClient] = useState(createGraphQLClient);
   const [location] = useLocation();
+  const inviteToken = INVITE_PATH.exec(location)?.[1];
   useEffect(
     () =>
       onAuthChange((now) => {
@@ -27,6 +29,8 @@ export function App() {
       {/* The callback comes first: a sign-in that returns to a tab already signed in replaces that session. */}
       {location === OAUTH_CALLBACK_PATH ? (
         <OAuthCallbackPage />
+      ) : inviteToken ? (
+        <InvitePage token={decodeURIComponent(inviteToken)} signedIn={signedIn} />
       ) : signedIn ? (
         <WorkspaceProvider fallback={(error) => <div className="loading">{error ?? 'Loading…'}</div>}>
           <Shell />

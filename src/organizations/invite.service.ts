@@ -4,7 +4,7 @@ import { requireRole, type UserContext } from '../auth/access';
 import { AppError, ConflictError, ForbiddenError, NotFoundError } from '../common/errors';
 import { isUuid } from '../common/ids';
 import { findPage, type Page, type PageRequest } from '../common/pagination';
-import type { OrganizationContext } from '../common/request-context';
+import type { OrganizationContext, RequestContext } from '../common/request-context';
 import { hashToken, randomToken } from '../common/secret-box';
 import { User } from '../users/user.entity';
 import { Invite } from './invite.entity';
@@ -12,17 +12,21 @@ import { roleInput } from './member.service';
 import { OrganizationMember } from './organization-member.entity';
 import {
   type CreatedInviteView,
+  type InvitePreviewView,
   type InviteView,
   type MemberView,
+  toInvitePreviewView,
   toInviteView,
   toMemberView,
 } from './organization.view';
 
 /**
  * Invites: an admin invites an email with a role; the token (`inv_…`, shown
- * once, stored as a hash) is accepted either at signup (`invite_token`: the
- * new user joins this organization and gets no default workspace) or by a
- * signed-in user with that email.
+ * once, stored as a hash, and carried by the dashboard link `/invite/<token>`)
+ * is accepted either at signup (`invite_token`, password or OAuth: the new user
+ * joins this organization and gets no default workspace) or by a signed-in
+ * user with that email. `lookupInvite` tells the link's page what the token is
+ * for, with the same rules (and errors) as accepting it.
  */
 export const INVITE_TOKEN_PREFIX = 'inv_';
 
@@ -31,6 +35,10 @@ export const emailInput = z.string().trim().toLowerCase().pipe(z.email({ message
 export const createInviteInput = z.object({ email: emailInput, role: roleInput });
 export type CreateInviteInput = z.infer<typeof createInviteInput>;
 export const acceptInviteInput = z.object({ token: z.string().min(1).max(200) });
+export const lookupInviteInput = acceptInviteInput;
+
+/** The dashboard page that accepts an invite (dashboard/src/pages/invite.tsx). */
+export const inviteUrl = (ctx: RequestContext, token: string) => `${ctx.container.config.publicBaseUrl}/invite/${token}`;
 
 export async function createInvite(ctx: OrganizationContext, input: CreateInviteInput): Promise<CreatedInviteView> {
   if (input.role === 'owner') requireRole(ctx.role, 'owner');
@@ -48,7 +56,7 @@ export async function createInvite(ctx: OrganizationContext, input: CreateInvite
     expiresAt: new Date(Date.now() + ctx.container.config.RELAY_INVITE_TTL_SECONDS * 1000),
   });
   await ctx.em.flush();
-  return { ...toInviteView(invite), token };
+  return { ...toInviteView(invite), token, url: inviteUrl(ctx, token) };
 }
 
 export async function listInvites(ctx: OrganizationContext, page: PageRequest): Promise<Page<InviteView>> {
@@ -75,7 +83,8 @@ export async function revokeInvite(ctx: OrganizationContext, inviteId: string): 
 /** The pending invite a token stands for, or the error that explains why it cannot be used. */
 export async function findUsableInvite(em: EntityManager, token: string): Promise<Invite> {
   const invite = await em.findOne(Invite, { tokenHash: hashToken(token) }, { populate: ['organization'] });
-  if (!invite) throw new NotFoundError('Invite');
+  // Revoking deletes the invite, so a revoked token and a mistyped one look the same.
+  if (!invite) throw new AppError(404, 'not_found', 'This invite was revoked or does not exist: ask for a new one.', { resource: 'Invite' });
   assertUsable(invite);
   return invite;
 }
@@ -83,6 +92,11 @@ export async function findUsableInvite(em: EntityManager, token: string): Promis
 export function assertUsable(invite: Invite): void {
   if (invite.acceptedAt) throw new ConflictError('This invite has already been accepted.', undefined, 'invite_already_used');
   if (invite.expiresAt.getTime() <= Date.now()) throw new AppError(410, 'invite_expired', 'This invite has expired: ask for a new one.');
+}
+
+/** What a usable token is for (organization, email, role), for the invite link's page; public. */
+export async function lookupInvite(ctx: RequestContext, input: z.infer<typeof lookupInviteInput>): Promise<InvitePreviewView> {
+  return toInvitePreviewView(await findUsableInvite(ctx.em, input.token));
 }
 
 /** Makes `user` a member with the invited role. Call inside the caller's transaction. */

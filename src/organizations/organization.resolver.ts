@@ -1,11 +1,11 @@
 import { Arg, Args, Field, ID, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import type { UserContext } from '../auth/access';
 import { paginationQuery } from '../common/pagination';
-import type { OrganizationContext } from '../common/request-context';
+import type { OrganizationContext, RequestContext } from '../common/request-context';
 import { parseInput } from '../common/validation';
 import { PageArgs, PageOf } from '../graphql/page';
 import { Scoped } from '../graphql/scoped';
-import { acceptInvite, acceptInviteInput, createInvite, createInviteInput, getInvite, listInvites, revokeInvite } from './invite.service';
+import { acceptInvite, acceptInviteInput, createInvite, createInviteInput, getInvite, listInvites, lookupInvite, lookupInviteInput, revokeInvite } from './invite.service';
 import { changeMemberRole, changeRoleInput, getMember, listMembers, removeMember } from './member.service';
 import {
   changePlan,
@@ -18,7 +18,7 @@ import {
   renameOrganization,
   updateOrganizationInput,
 } from './organization.service';
-import type { CreatedInviteView, InviteView, MemberView, OrganizationView } from './organization.view';
+import type { CreatedInviteView, InvitePreviewView, InviteView, MemberView, OrganizationView } from './organization.view';
 
 type Role = OrganizationView['role'];
 
@@ -60,11 +60,21 @@ export class InviteType implements InviteView {
 @ObjectType('CreatedInvite')
 class CreatedInviteType extends InviteType implements CreatedInviteView {
   @Field({ description: 'Shown once: send it to the invitee (signup inviteToken, or acceptInvite).' }) token!: string;
+  @Field({ description: 'The dashboard link that accepts the invite (it carries the token).' }) url!: string;
 }
 
 @ObjectType() class OrganizationPage extends PageOf(OrganizationType) {}
 @ObjectType() class MemberPage extends PageOf(MemberType) {}
 @ObjectType() class InvitePage extends PageOf(InviteType) {}
+
+@ObjectType('InvitePreview', { description: 'What a usable invite token is for.' })
+class InvitePreviewType implements InvitePreviewView {
+  @Field(() => ID, { name: 'organizationId' }) organization_id!: string;
+  @Field({ name: 'organizationName' }) organization_name!: string;
+  @Field() email!: string;
+  @Field(() => String) role!: Role;
+  @Field({ name: 'expiresAt' }) expires_at!: string;
+}
 
 @Resolver()
 export class OrganizationResolver {
@@ -173,6 +183,11 @@ export class OrganizationResolver {
   ): Promise<boolean> {
     await revokeInvite(ctx, inviteId);
     return true;
+  }
+
+  @Query(() => InvitePreviewType, { description: 'What an invite token is for, with the errors accepting it would give (public: the token is the credential).' })
+  invitePreview(@Arg('token') token: string, @Scoped({ scope: 'public' }) ctx: RequestContext): Promise<InvitePreviewType> {
+    return lookupInvite(ctx, parseInput(lookupInviteInput, { token }, 'arguments'));
   }
 
   @Mutation(() => MemberType)

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { pageSchema, paginationQuery } from '../common/pagination';
 import { route } from '../http/route';
-import { acceptInvite, acceptInviteInput, createInvite, createInviteInput, getInvite, listInvites, revokeInvite } from './invite.service';
+import { acceptInvite, acceptInviteInput, createInvite, createInviteInput, getInvite, listInvites, lookupInvite, lookupInviteInput, revokeInvite } from './invite.service';
 import { changeMemberRole, changeRoleInput, getMember, listMembers, removeMember } from './member.service';
 import {
   changePlan,
@@ -14,7 +14,7 @@ import {
   renameOrganization,
   updateOrganizationInput,
 } from './organization.service';
-import { createdInviteView, inviteView, memberView, organizationView } from './organization.view';
+import { createdInviteView, invitePreviewView, inviteView, memberView, organizationView } from './organization.view';
 
 const uuid = z.uuid({ message: 'must be a UUID' });
 const orgParams = z.object({ organizationId: uuid });
@@ -94,6 +94,11 @@ export const organizationRoutes = [
     method: 'delete', path: `${ORG}/invites/:inviteId`, tag: 'invites', summary: 'Revoke an invite',
     access: { scope: 'organization', permission: 'admin' }, params: inviteParams,
     handler: (ctx, { params }) => revokeInvite(ctx, params.inviteId),
+  }),
+  route({
+    method: 'post', path: '/v1/invites/lookup', tag: 'invites', summary: 'What an invite token is for (organization, email, role), with the errors accepting it would give',
+    access: { scope: 'public' }, body: lookupInviteInput, response: invitePreviewView,
+    handler: (ctx, { body }) => lookupInvite(ctx, body),
   }),
   route({
     method: 'post', path: '/v1/invites/accept', tag: 'invites', summary: 'Accept an invite sent to your email',

@@ -43,9 +43,23 @@ export const inviteView = z.object({
 });
 export type InviteView = z.infer<typeof inviteView>;
 
-/** The answer to creating an invite: the token is shown this once. */
-export const createdInviteView = inviteView.extend({ token: z.string() });
+/** The answer to creating an invite: the token is shown this once, alone and inside the dashboard's invite link. */
+export const createdInviteView = inviteView.extend({
+  token: z.string(),
+  /** The dashboard page that accepts the invite: `<PUBLIC_BASE_URL>/invite/<token>`. */
+  url: z.string(),
+});
 export type CreatedInviteView = z.infer<typeof createdInviteView>;
+
+/** What the holder of a usable invite token may see before signing up or accepting. */
+export const invitePreviewView = z.object({
+  organization_id: z.uuid(),
+  organization_name: z.string(),
+  email: z.string(),
+  role: z.enum(ROLES),
+  expires_at: z.iso.datetime(),
+});
+export type InvitePreviewView = z.infer<typeof invitePreviewView>;
 
 export function toOrganizationView(organization: Organization, role: Role): OrganizationView {
   return {
@@ -88,5 +102,16 @@ export function toInviteView(invite: Invite): InviteView {
     expires_at: invite.expiresAt.toISOString(),
     accepted_at: invite.acceptedAt?.toISOString() ?? null,
     created_at: invite.createdAt.toISOString(),
+  };
+}
+
+/** `invite.organization` must be loaded. */
+export function toInvitePreviewView(invite: Invite): InvitePreviewView {
+  return {
+    organization_id: invite.organization.id,
+    organization_name: invite.organization.name,
+    email: invite.email,
+    role: invite.role,
+    expires_at: invite.expiresAt.toISOString(),
   };
 }

@@ -59,6 +59,7 @@ const EXCEPTIONS: Record<string, AccessRequirement['scope'] | Permission> = {
   'PUT /v1/organizations/:organizationId/plan': 'owner',
   'DELETE /v1/organizations/:organizationId': 'owner',
   'POST /v1/invites/accept': 'user',
+  'POST /v1/invites/lookup': 'public',
   'POST /v1/oauth/:provider/authorize': 'public',
   'POST /v1/oauth/token': 'public',
   'POST /v1/templates/preview': 'read',

@@ -163,6 +163,21 @@ function watchSockets(page: Page, received: Received[]): void {
   });
 }
 
+/** Logs `page` in through the sign-in form and waits for the Events page. */
+export async function logIn(page: Page, email: string, password: string): Promise<void> {
+  await page.goto('/');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.getByRole('heading', { name: 'Events' }).waitFor();
+}
+
+/** A new account through the API; answers its access token. */
+export async function signUpThroughApi(baseUrl: string, email: string, password: string): Promise<string> {
+  const session = await graphql(baseUrl, 'mutation ($i: SignupInput!) { signup(input: $i) { accessToken } }', { i: { email, password } });
+  return session.signup.accessToken as string;
+}
+
 /** The access token the page holds is in memory only: the tests use their own session for setup through the API. */
 export async function graphql<T = any>(baseUrl: string, query: string, variables: Record<string, unknown> = {}, token?: string): Promise<T> {
   const res = await fetch(`${baseUrl}/graphql`, {

@@ -221,7 +221,8 @@ describeInBrowser('dashboard pages: templates, transforms, destinations, dead le
     await page.getByLabel('Email').fill(viewerEmail);
     await page.getByLabel('Role').selectOption('viewer');
     await page.getByRole('button', { name: 'Invite' }).click();
-    const inviteToken = (await page.getByTestId('secret-value').textContent()) ?? '';
+    // The page shows the invite link; its last part is the token.
+    const inviteToken = ((await page.getByTestId('secret-value').textContent()) ?? '').split('/invite/')[1];
     await page.getByRole('table', { name: 'Pending invites' }).getByText(viewerEmail).waitFor();
     await env.screenshot('members');
     await page.getByRole('button', { name: 'Done' }).click();

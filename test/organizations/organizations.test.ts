@@ -136,6 +136,41 @@ describe('organizations, members and invites over REST and GraphQL', () => {
     expect((await client.rest('POST', `/v1/organizations/${orgId}/invites`, { token: owner.access_token, body: { email: 'bad', role: 'boss' } })).body.error.details.fields.map((f: { field: string }) => f.field)).toEqual(['email', 'role']);
   });
 
+  it('invite link: the created invite carries the dashboard URL; lookup answers what it is for, with the accept errors, on both transports', async () => {
+    const email = uniqueEmail('link');
+    const created = await client.rest('POST', `/v1/organizations/${orgId}/invites`, { token: owner.access_token, body: { email, role: 'developer' } });
+    const token = created.body.token as string;
+    inviteTokens.push(token);
+    expect(created.body.url).toBe(`${api.container.config.publicBaseUrl}/invite/${token}`);
+
+    const preview = { organization_id: orgId, organization_name: 'Default', email, role: 'developer', expires_at: created.body.expires_at };
+    const rest = await client.rest('POST', '/v1/invites/lookup', { body: { token } });
+    expect([rest.status, rest.body]).toEqual([200, preview]);
+    const gql = await client.gql('query($t: String!) { invitePreview(token: $t) { organizationId organizationName email role expiresAt } }', { t: token });
+    expect(gql.data.invitePreview).toEqual({ organizationId: orgId, organizationName: 'Default', email, role: 'developer', expiresAt: created.body.expires_at });
+
+    // Unknown (or revoked), expired, used: the same codes and messages as accepting, on both transports.
+    const lookup = async (t: string) => {
+      const r = await client.rest('POST', '/v1/invites/lookup', { body: { token: t } });
+      const g = await client.gql('query($t: String!) { invitePreview(token: $t) { email } }', { t });
+      expect(g.errors?.[0].extensions).toMatchObject({ code: r.body.error.code, status: r.status });
+      // Input errors name the transport's part ("body" or "arguments"); the rules' messages are the same.
+      if (r.status !== 400) expect(g.errors?.[0].message).toBe(r.body.error.message);
+      return { status: r.status, code: r.body.error.code, message: r.body.error.message };
+    };
+    expect(await lookup('inv_nope')).toEqual({ status: 404, code: 'not_found', message: 'This invite was revoked or does not exist: ask for a new one.' });
+    expect((await lookup('')).status).toBe(400);
+    await api.container.orm.em.fork().nativeUpdate(Invite, { id: created.body.id }, { expiresAt: new Date(Date.now() - 1000) });
+    expect(await lookup(token)).toMatchObject({ status: 410, code: 'invite_expired' });
+    await api.container.orm.em.fork().nativeUpdate(Invite, { id: created.body.id }, { expiresAt: new Date(Date.now() + 60_000) });
+    await signup(client, email, { invite_token: token });
+    expect(await lookup(token)).toMatchObject({ status: 409, code: 'invite_already_used' });
+    const revocable = await client.rest('POST', `/v1/organizations/${orgId}/invites`, { token: owner.access_token, body: { email: uniqueEmail('rev2'), role: 'viewer' } });
+    inviteTokens.push(revocable.body.token);
+    await client.rest('DELETE', `/v1/organizations/${orgId}/invites/${revocable.body.id}`, { token: owner.access_token });
+    expect(await lookup(revocable.body.token)).toMatchObject({ status: 404, message: expect.stringContaining('revoked') });
+  });
+
   it('members: admins manage non-owners only, owners manage everyone, the last owner stays', async () => {
     const admin = await join('admin');
     const viewer = await join('viewer');

@@ -55,6 +55,11 @@ export interface Workspace {
 const WorkspaceContext = createContext<Workspace | null>(null);
 const PROJECT_KEY = 'relay.projectId';
 
+/** Makes `projectId` the current project when the workspace next loads (after joining an organization). */
+export function rememberProject(projectId: string): void {
+  localStorage.setItem(PROJECT_KEY, projectId);
+}
+
 /** Loads the signed-in user's organizations and projects; renders `fallback` until they are known. */
 export function WorkspaceProvider({ children, fallback }: { children: ReactNode; fallback: (error?: string) => ReactNode }) {
   const [{ data, error }, reexecute] = useQuery<{ me: User; organizations: { data: Organization[] }; projects: { data: Project[] } }>({

@@ -108,7 +108,9 @@ function PendingInvites(props: { invites: Invite[]; organizationId: string; revo
         label="Pending invites"
         rows={invites}
         rowKey={(i) => i.id}
-        empty={<EmptyState title="No pending invites">Invite someone with the form above; they join with the role you pick when they sign up with the invite token.</EmptyState>}
+        empty={
+          <EmptyState title="No pending invites">Invite someone with the form above and send them the invite link: they join with the role you pick when they open it.</EmptyState>
+        }
         columns={[
           { header: 'Email', cell: (i) => i.email },
           { header: 'Role', cell: (i) => <span className="badge">{i.role}</span> },
@@ -161,8 +163,8 @@ function InviteForm({ organizationId, roles, onInvited }: { organizationId: stri
       <ErrorMessage error={state.error} fields={['email', 'role']} />
       {token && (
         <SecretOnce
-          label="Invite token (send it to the invitee: they sign up with it, or accept it when signed in)"
-          value={token}
+          label="Invite link (send it to the invitee: they sign up through it, or accept it when signed in; its last part is the invite token)"
+          value={`${window.location.origin}/invite/${token}`}
           onDone={() => setToken(null)}
         />
       )}

@@ -14,15 +14,28 @@ const SIGNUP = gql`
   mutation Signup($input: SignupInput!) { signup(input: $input) { accessToken refreshToken expiresIn } }
 `;
 const START_OAUTH = gql`
-  mutation StartOAuth($provider: String!, $redirectUri: String!, $challenge: String!) {
-    startOAuthSignIn(provider: $provider, clientRedirectUri: $redirectUri, clientCodeChallenge: $challenge) { authorizationUrl }
+  mutation StartOAuth($provider: String!, $redirectUri: String!, $challenge: String!, $inviteToken: String) {
+    startOAuthSignIn(provider: $provider, clientRedirectUri: $redirectUri, clientCodeChallenge: $challenge, inviteToken: $inviteToken) { authorizationUrl }
   }
 `;
 
-/** Log in or sign up with email and password; one button per configured OAuth provider. */
-export function SignInPage() {
-  const [mode, setMode] = useState<'login' | 'signup'>('login');
-  const [email, setEmail] = useState('');
+/** An invite the page signs up through (the invite link's page): the account joins its organization, nothing else is created. */
+export interface SignInInvite {
+  token: string;
+  email: string;
+  organizationName: string;
+  role: string;
+  /** After a sign-up through the invite (before the session is stored): leave the invite's page. */
+  onJoined: () => void;
+}
+
+/**
+ * Log in or sign up with email and password; one button per configured OAuth provider.
+ * With `invite`, sign-up comes first, for the invited email, and both sign-up and OAuth carry the token.
+ */
+export function SignInPage({ invite }: { invite?: SignInInvite } = {}) {
+  const [mode, setMode] = useState<'login' | 'signup'>(invite ? 'signup' : 'login');
+  const [email, setEmail] = useState(invite?.email ?? '');
   const [password, setPassword] = useState('');
   const [name, setName] = useState('');
   const [{ data: info }] = useQuery<{ serviceInfo: { name: string; version: string; oauthProviders: string[] } }>({ query: SERVICE_INFO });
@@ -36,14 +49,22 @@ export function SignInPage() {
     const result =
       mode === 'login'
         ? (await doLogin({ email, password })).data?.login
-        : (await doSignup({ input: { email, password, name: name || undefined } })).data?.signup;
-    if (result) storeSession(result);
+        : (await doSignup({ input: { email, password, name: name || undefined, inviteToken: invite?.token } })).data?.signup;
+    if (!result) return;
+    if (mode === 'signup') invite?.onJoined();
+    storeSession(result);
   };
 
   return (
     <div className="auth">
       <form className="card auth-card" onSubmit={submit} aria-label={mode === 'login' ? 'Log in' : 'Sign up'}>
-        <h1>{mode === 'login' ? 'Log in to relay' : 'Create your relay account'}</h1>
+        <h1>{mode === 'login' ? 'Log in to relay' : invite ? `Join ${invite.organizationName}` : 'Create your relay account'}</h1>
+        {invite && (
+          <p data-testid="invite-summary">
+            You are invited to <strong>{invite.organizationName}</strong> as <strong>{invite.role}</strong>.{' '}
+            {mode === 'signup' ? 'Create your account to join.' : `Log in as ${invite.email} to accept.`}
+          </p>
+        )}
         {mode === 'signup' && (
           <Field label="Name (optional)" field="name" error={current.error}>
             <input name="name" autoComplete="name" value={name} onChange={(e) => setName(e.target.value)} />
@@ -75,7 +96,8 @@ export function SignInPage() {
                 onClick={async () => {
                   // The API's callback sends the browser back to /oauth/callback with a code only this tab can exchange.
                   const challenge = await newPkceChallenge();
-                  const url = (await startOAuth({ provider, redirectUri: oauthRedirectUri(), challenge })).data?.startOAuthSignIn.authorizationUrl;
+                  const url = (await startOAuth({ provider, redirectUri: oauthRedirectUri(), challenge, inviteToken: invite?.token })).data?.startOAuthSignIn
+                    .authorizationUrl;
                   if (url) window.location.assign(url);
                 }}
               >
