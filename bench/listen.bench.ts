@@ -18,8 +18,12 @@ import { runStops, saveFigures, writeMarkedSection } from './bench-output';
  *    local receiver has the event (p50/p90/p99);
  *  - throughput: a burst of events ingested as fast as ingress takes them;
  *    forwarded events/s = events / (first ingest → last arrival).
+ * The session is signed (every `cli` destination signs its forwards), routed
+ * (`--route order=/orders`) and filtered (`--event-type order,other --filter
+ * 'body.kind eq order'`): one paced event in ten is a `kind: other` that the
+ * filter keeps on the server (it must never arrive). `--plain` runs without route and filters.
  *
- *   node bin/relay.js bench listen [--paced 300] [--burst 600]
+ *   node bin/relay.js bench listen [--paced 300] [--burst 600] [--plain]
  */
 const REPO = path.resolve(__dirname, '..');
 const RELAY = path.join(REPO, 'bin', 'relay.js');
@@ -94,6 +98,8 @@ async function pacedStages(pg: Client, ids: string[], sentAt: (id: string) => nu
 export async function main(args: string[]): Promise<void> {
   const paced = arg(args, '--paced', 300);
   const burst = arg(args, '--burst', 600);
+  const plain = args.includes('--plain');
+  const session = plain ? [] : ['--route', 'order=/orders', '--event-type', 'order,other', '--filter', 'body.kind eq order'];
   const stops: Array<() => Promise<unknown> | unknown> = [];
   try {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-bench-listen-'));
@@ -127,10 +133,14 @@ export async function main(args: string[]): Promise<void> {
     const arrivedAt = new Map<string, number>();
     /** The same event at the receiver again: a retry (the API did not take the CLI's answer in time). */
     let duplicates = 0;
+    /** Forwards that did not go where the session says: another path than the route's, or no signature. */
+    let misrouted = 0;
     const receiver = http.createServer((req, res) => {
       req.resume();
       req.on('end', () => {
         const id = Object.entries(req.headers).find(([name]) => name.endsWith('-event-id'))?.[1];
+        const signed = Object.keys(req.headers).some((name) => name.endsWith('-signature') && name !== 'x-hub-signature-256');
+        if (!signed || req.url !== (plain ? '/' : '/orders')) misrouted++;
         if (typeof id === 'string') {
           if (arrivedAt.has(id)) duplicates++;
           else arrivedAt.set(id, performance.now());
@@ -147,7 +157,7 @@ export async function main(args: string[]): Promise<void> {
     const pg = new Client({ connectionString: `postgres://relay:relay@127.0.0.1:${ports.RELAY_PG_PORT}/relay` });
     await pg.connect();
     stops.push(() => pg.end());
-    const listen = spawnRelay(['listen', String((receiver.address() as AddressInfo).port), endpoint.slug, '--output', 'json'], cliEnv, 'drain');
+    const listen = spawnRelay(['listen', String((receiver.address() as AddressInfo).port), endpoint.slug, '--output', 'json', ...session], cliEnv, 'drain');
     stops.push(stopChild(listen));
     for (let i = 0; ; i++) {
       const { rows } = await pg.query('select count(*)::int as n from cli_sessions');
@@ -157,12 +167,16 @@ export async function main(args: string[]): Promise<void> {
     }
 
     const sentAt = new Map<string, number>();
-    const ingest = async (n: number) => {
-      const body = JSON.stringify({ n, pad: 'x'.repeat(400) });
+    const ingest = async (n: number, kind: 'order' | 'other' = 'order') => {
+      const body = JSON.stringify({ n, kind, pad: 'x'.repeat(400) });
       const started = performance.now();
       const res = await fetch(`${baseUrl}/hooks/${endpoint.slug}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-hub-signature-256': `sha256=${createHmac('sha256', endpoint.signing_secret).update(body).digest('hex')}` },
+        headers: {
+          'content-type': 'application/json',
+          'x-event-type': kind,
+          'x-hub-signature-256': `sha256=${createHmac('sha256', endpoint.signing_secret).update(body).digest('hex')}`,
+        },
         body,
       });
       const { event_id: id } = (await res.json()) as { event_id: string };
@@ -186,13 +200,17 @@ export async function main(args: string[]): Promise<void> {
 
     // Latency at a steady 20 events/s.
     const pacedIds: string[] = [];
+    const filteredIds: string[] = [];
     const pacedStart = performance.now();
     for (let n = 0; n < paced; n++) {
       const due = pacedStart + n * 50;
       await sleep(Math.max(0, due - performance.now()));
-      void ingest(n).then((id) => pacedIds.push(id));
+      // With filters, one event in ten does not match them: it loads the pipeline but must never reach the receiver.
+      if (!plain && n % 10 === 9) void ingest(n, 'other').then((id) => filteredIds.push(id));
+      else void ingest(n).then((id) => pacedIds.push(id));
     }
-    while (pacedIds.length < paced) await sleep(20);
+    const expected = plain ? paced : paced - Math.floor(paced / 10);
+    while (pacedIds.length < expected || pacedIds.length + filteredIds.length < paced) await sleep(20);
     const pacedArrived = await waitArrived(pacedIds, 60_000);
     const latencies = pacedArrived.map((id) => arrivedAt.get(id)! - sentAt.get(id)!).sort((a, b) => a - b);
     const stages = await pacedStages(pg, pacedArrived, (id) => performance.timeOrigin + sentAt.get(id)!, (id) => performance.timeOrigin + arrivedAt.get(id)!);
@@ -212,6 +230,7 @@ export async function main(args: string[]): Promise<void> {
     const lastArrival = Math.max(...burstArrived.map((id) => arrivedAt.get(id)!));
     const seconds = (lastArrival - burstStart) / 1000;
     const burstTimes = burstArrived.map((id) => (arrivedAt.get(id)! - burstStart) / 1000).sort((a, b) => a - b);
+    const filteredArrived = filteredIds.filter((id) => arrivedAt.has(id)).length;
     const { rows: attemptRows } = await pg.query(`select status, coalesce(error, '') as error, count(*)::int as n from delivery_attempts group by 1, 2 order by 3 desc`);
     const cliCpuMsPerEvent = ((cpuSeconds(listen.pid!) - cliCpuBefore) * 1000) / Math.max(1, burstArrived.length);
 
@@ -220,10 +239,15 @@ export async function main(args: string[]): Promise<void> {
       machine: `${os.cpus().length} cores, ${os.cpus()[0]?.model.trim()}`,
       node: process.version,
       load_average_1m: Number(os.loadavg()[0].toFixed(1)),
+      session: plain ? 'plain' : `signed, routed, filtered: ${session.join(' ')}`,
       paced: {
         events: paced,
         rate_per_s: 20,
+        matching: pacedIds.length,
         forwarded: pacedArrived.length,
+        /** Paced events the filter keeps on the server, and how many of them reached the receiver anyway (must be 0). */
+        filtered_out: filteredIds.length,
+        filtered_arrived: filteredArrived,
         ingest_to_local_ms: { p50: percentile(latencies, 50), p90: percentile(latencies, 90), p99: percentile(latencies, 99), max: percentile(latencies, 100) },
         /** Where the time went, from the rows' timestamps (same clock): p50 and p99 of each stage, ms. */
         stages_ms: stages,
@@ -236,6 +260,7 @@ export async function main(args: string[]): Promise<void> {
         forwarded_events_per_s: Number((burstArrived.length / seconds).toFixed(1)),
         arrived_by_s: { p50: percentile(burstTimes, 50), p95: percentile(burstTimes, 95), p100: percentile(burstTimes, 100) },
         duplicates,
+        misrouted,
         attempts: attemptRows,
         /** The CLI process's own cost: what one core of it could forward if the API kept up. */
         cli_cpu_ms_per_event: Number(cliCpuMsPerEvent.toFixed(2)),
@@ -251,14 +276,18 @@ export async function main(args: string[]): Promise<void> {
       [
         '## `relay listen` end to end (`npm run bench:listen`)',
         '',
-        `\`relay start\` (embedded PostgreSQL, Temporal dev server, API + worker in one process), \`relay login\` and \`relay listen <port> <slug> --output json\` as child processes, and a local receiver answering 200, all on one machine (${figures.machine}, ${figures.node}, 1-minute load average ${figures.load_average_1m} at the end; other work shares it). Latency is ingress request sent → the local receiver has the event: ingress, outbox, a Temporal workflow and its activity, the hand-off to the API holding the subscription, the CLI's local POST. Figures from ${figures.measured_at.slice(0, 10)}.`,
+        `\`relay start\` (embedded PostgreSQL, Temporal dev server, API + worker in one process), \`relay login\` and \`relay listen <port> <slug> --output json${plain ? '' : ` ${session.map((a) => (a.includes(' ') ? `'${a}'` : a)).join(' ')}`}\` as child processes, and a local receiver answering 200, all on one machine (${figures.machine}, ${figures.node}, 1-minute load average ${figures.load_average_1m} at the end; other work shares it). Latency is ingress request sent → the local receiver has the event: ingress, outbox, a Temporal workflow and its activity, the hand-off to the API holding the subscription, the CLI's local POST. Figures from ${figures.measured_at.slice(0, 10)}.`,
         '',
         '| what | events | forwarded | events/s | p50 ms | p90 ms | p99 ms | target |',
         '|---|---|---|---|---|---|---|---|',
-        `| paced, 20 events/s | ${paced} | ${pacedArrived.length} | 20 | ${figures.paced.ingest_to_local_ms.p50} | ${figures.paced.ingest_to_local_ms.p90} | ${figures.paced.ingest_to_local_ms.p99} | p99 < 100 ms: ${met(figures.paced.ingest_to_local_ms.p99 < 100)} |`,
+        `| paced, 20 events/s${plain ? '' : ` (${filteredIds.length} of them filtered out on the server, ${filteredArrived} of those arrived)`} | ${pacedIds.length} | ${pacedArrived.length} | 20 | ${figures.paced.ingest_to_local_ms.p50} | ${figures.paced.ingest_to_local_ms.p90} | ${figures.paced.ingest_to_local_ms.p99} | p99 < 100 ms: ${met(figures.paced.ingest_to_local_ms.p99 < 100)} |`,
         `| burst (16 ingress requests at a time) | ${burst} | ${burstArrived.length} | ${figures.burst.forwarded_events_per_s} | | | | ≥ 200 events/s: ${met(figures.burst.forwarded_events_per_s >= 200)} |`,
         '',
         `Where the paced events' time went (p50 / p99 ms, from the rows' timestamps): ${Object.entries(figures.paced.stages_ms).map(([name, v]) => `${name} ${v.p50} / ${v.p99}`).join('; ')}.`,
+        '',
+        plain
+          ? 'A plain session (`--plain`): no route, no filters.'
+          : `The session is signed (every forward carries the signature headers), routed (every event went to \`/orders\`; ${misrouted} did not or were unsigned) and filtered on the server (\`--event-type order,other --filter 'body.kind eq order'\`): one paced event in ten is \`kind: other\`, whose delivery ends \`skipped\` in the worker without crossing the tunnel. The latency row counts the matching events.`,
         '',
         `Burst: half the events were at the receiver ${figures.burst.arrived_by_s.p50} s after the first was sent, 95 % after ${figures.burst.arrived_by_s.p95} s; ${duplicates} arrived twice (a retry after an answer the API did not take in time); attempts: ${attemptRows.map((r: { status: string; error: string; n: number }) => `${r.n} ${r.status}${r.error ? ` (${r.error})` : ''}`).join(', ')} (warm-up and paced included).`,
         '',

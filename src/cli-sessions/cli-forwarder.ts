@@ -6,7 +6,9 @@ import type { AttemptContext } from '../deliveries/attempt-store';
 import { answerToResult, failureToResult } from '../sending/http-client';
 import { notSent, type SendResult } from '../sending/send-result';
 import { deliveryHeaders } from '../sending/webhook.sender';
-import { CLI_STALE_AFTER_MS } from './cli-limits';
+import type { Condition } from '../common/types';
+import { evaluateConditions } from '../conditions/conditions';
+import { CLI_STALE_AFTER_MS, FILTERED_BY_SESSION } from './cli-limits';
 
 /** What the CLI reported for a forward (reportCliForward), as stored in `cli_forwards.result`. */
 export interface CliAnswer {
@@ -73,7 +75,8 @@ export interface CliForwardOut {
  * pushes it), and the activity returns. The CLI's answer reaches the workflow
  * as the `cliAnswer` signal (sent by reportCliForward), raced against a durable
  * timer; then `collect` takes the answer (or records the timeout). No fresh
- * `cli_sessions` row means no CLI is connected: the delivery is `skipped`.
+ * `cli_sessions` row means no CLI is connected, and an event that does not
+ * match the session's `--filter`s is not forwarded: either way the delivery is `skipped`.
  */
 export class CliForwarder {
   constructor(private readonly deps: Pick<AppContainer, 'orm'>) {}
@@ -89,10 +92,20 @@ export class CliForwarder {
     const { rows } = await this.knex.raw(
       `select exists (select 1 from cli_sessions where destination_id = ? and heartbeat_at > now() - make_interval(secs => ?)) as connected,
               coalesce((select (cli_session->>'delayMs')::int from destinations where id = ?), 0) as delay_ms,
+              (select cli_session->'filters' from destinations where id = ?) as filters,
               (select payload::text from events where id = ?) as original_body`,
-      [ctx.destination.id, CLI_STALE_AFTER_MS / 1000, ctx.destination.id, ctx.eventId],
+      [ctx.destination.id, CLI_STALE_AFTER_MS / 1000, ctx.destination.id, ctx.destination.id, ctx.eventId],
     );
-    const { connected, delay_ms: delayMs, original_body: originalBody } = rows[0];
+    const { connected, delay_ms: delayMs, filters, original_body: originalBody } = rows[0] as {
+      connected: boolean;
+      delay_ms: number;
+      filters: Condition[] | null;
+      original_body: string | null;
+    };
+    // `--filter`: over the event as received (as an endpoint's filter groups are), before anything is forwarded.
+    if (filters && !evaluateConditions(filters, 'AND', { headers: ctx.headers, body: ctx.payload })) {
+      return notSent(payloadSent, FILTERED_BY_SESSION, { skipped: true });
+    }
     if (!connected) return notSent(payloadSent, NO_CLI_CONNECTED, { skipped: true });
 
     // The exact text a webhook would carry: the event's own bytes (the `json` column keeps them), or the transform's JSON.

@@ -5,3 +5,9 @@ export const CLI_MAX_DELAY_MS = 10_000;
 export const CLI_HEARTBEAT_MS = 5_000;
 /** ...and a row not refreshed for three heartbeats is a CLI that is gone (its API process died). */
 export const CLI_STALE_AFTER_MS = 3 * CLI_HEARTBEAT_MS;
+
+/**
+ * Why a delivery to a `cli` destination ended `skipped` without crossing the tunnel: the event does not match the
+ * session's `--filter` conditions. The CLI leaves these out of "arrived while you were away".
+ */
+export const FILTERED_BY_SESSION = 'filtered out by the listen session (--filter): not forwarded';

@@ -2,6 +2,7 @@ import { GraphQLJSON } from 'graphql-scalars';
 import { Arg, Field, ID, InputType, Int, Mutation, ObjectType, Resolver, Root, Subscription } from 'type-graphql';
 import type { SubscribeResolverData } from 'type-graphql';
 import type { ProjectContext } from '../common/request-context';
+import type { FilterOperator } from '../common/types';
 import { parseInput } from '../common/validation';
 import { DeliveryType } from '../deliveries/delivery.resolver';
 import { toDeliveryView } from '../deliveries/delivery.view';
@@ -38,6 +39,20 @@ class TriggeredEventType {
   @Field(() => ID) eventId!: string;
 }
 
+@InputType('CliFilterInput', { description: 'One `--filter`: `field` header.<Name> or body.<dot.path>; operator eq, neq, contains, not_contains, exists, not_exists, regex.' })
+class CliFilterInput {
+  @Field() field!: string;
+  @Field() operator!: string;
+  @Field(() => String, { nullable: true }) value?: string | null;
+}
+
+@ObjectType('CliFilter', { description: 'One `--filter` of a `listen` session: SPEC "Filtering" operators, over the event as received.' })
+class CliFilterType {
+  @Field() field!: string;
+  @Field(() => String) operator!: FilterOperator;
+  @Field(() => String, { nullable: true }) value?: string;
+}
+
 @ObjectType('CliSession', { description: 'A `listen` session’s destination: type `cli`, created or reused by name.' })
 class CliSessionType implements CliSessionView {
   @Field(() => DestinationType) destination!: DestinationType;
@@ -45,6 +60,9 @@ class CliSessionType implements CliSessionView {
   @Field(() => String, { nullable: true }) transformName!: string | null;
   @Field(() => String, { nullable: true }) templateName!: string | null;
   @Field(() => Int) delayMs!: number;
+  @Field(() => [String], { description: 'Only these event types get a delivery (the destination’s event_types); empty: every type.' }) eventTypes!: string[];
+  @Field(() => [CliFilterType], { description: 'Conditions (AND) an event must match to be forwarded; others end `skipped` without crossing the tunnel.' })
+  filters!: CliFilterType[];
   @Field({ description: 'Every forward carries the webhook signature headers made with this secret; created once per `cli` destination and kept across sessions (`relay listen --print-secret`).' })
   signingSecret!: string;
 }
@@ -72,6 +90,9 @@ class StartCliSessionInput {
   @Field(() => String, { nullable: true }) transformName?: string | null;
   @Field(() => String, { nullable: true }) templateName?: string | null;
   @Field(() => Int, { nullable: true, description: '0 to 10000, default 0.' }) delayMs?: number | null;
+  @Field(() => [String], { nullable: true, description: 'Only these event types (`--event-type a,b`); empty: every type.' }) eventTypes?: string[] | null;
+  @Field(() => [CliFilterInput], { nullable: true, description: '`--filter`s: all must match (field, operator, value as in filter groups).' })
+  filters?: CliFilterInput[] | null;
 }
 
 @InputType({ description: 'Absent leaves a setting unchanged; an explicit null clears transformName or templateName.' })
@@ -80,6 +101,9 @@ class UpdateCliSessionInput {
   @Field(() => String, { nullable: true }) transformName?: string | null;
   @Field(() => String, { nullable: true }) templateName?: string | null;
   @Field(() => Int, { nullable: true }) delayMs?: number | null;
+  @Field(() => [String], { nullable: true, description: 'Only these event types (`--event-type a,b`); empty: every type.' }) eventTypes?: string[] | null;
+  @Field(() => [CliFilterInput], { nullable: true, description: '`--filter`s: all must match (field, operator, value as in filter groups).' })
+  filters?: CliFilterInput[] | null;
 }
 
 @InputType()
@@ -99,7 +123,12 @@ const projectArg = { nullable: true, description: 'Defaults to the X-Project-Id 
 type Data = SubscribeResolverData<unknown, Record<string, string | undefined>, GraphQLContext>;
 
 /** Plain objects: type-graphql hands inputs over as class instances. */
-const plain = (input: object) => ({ ...input });
+const plain = (input: object) => {
+  const copy: Record<string, unknown> = { ...input };
+  // A null value is no value (exists, not_exists).
+  if (Array.isArray(copy.filters)) copy.filters = copy.filters.map(({ value, ...f }: CliFilterInput) => (value === null || value === undefined ? { ...f } : { ...f, value }));
+  return copy;
+};
 
 @Resolver()
 export class CliSessionResolver {

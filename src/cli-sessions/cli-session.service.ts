@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Condition } from '../common/types';
 import { ForbiddenError, NotFoundError, UnauthenticatedError, ValidationError } from '../common/errors';
 import { isUuid } from '../common/ids';
 import { randomToken } from '../common/secret-box';
@@ -11,6 +12,7 @@ import { Destination } from '../destinations/destination.entity';
 import { type DestinationView, toDestinationView } from '../destinations/destination.view';
 import { WebhookEndpoint } from '../endpoints/endpoint.entity';
 import { type EndpointView, toEndpointView } from '../endpoints/endpoint.view';
+import { conditionSchema } from '../filters/condition.schema';
 import { EndpointDestination } from '../links/endpoint-destination.entity';
 import { createLink, deleteLink, updateLink } from '../links/link.service';
 import { MessageTemplate } from '../templates/message-template.entity';
@@ -36,6 +38,8 @@ export interface CliSessionSettings {
   transformName: string | null;
   templateName: string | null;
   delayMs: number;
+  /** `--filter`s, all of which an event must match to be forwarded (evaluated by the worker: CliForwarder). */
+  filters?: Condition[];
 }
 
 export interface CliSessionView {
@@ -44,6 +48,10 @@ export interface CliSessionView {
   transformName: string | null;
   templateName: string | null;
   delayMs: number;
+  /** `--event-type`: the destination's `event_types` (empty: every type). */
+  eventTypes: string[];
+  /** `--filter`: conditions (AND) an event must match to cross the tunnel. */
+  filters: Condition[];
   /** What every forward is signed with (the webhook signature headers): made with the destination, kept across sessions. */
   signingSecret: string;
 }
@@ -61,6 +69,10 @@ export const updateCliSessionInput = z.object({
   transformName: name.nullish(),
   templateName: name.nullish(),
   delayMs: delayMs.nullish(),
+  // `--event-type a,b`: stored as the destination's event_types, so the fan-out creates no delivery for other types.
+  eventTypes: z.array(z.string().trim().min(1).max(200)).max(50).nullish(),
+  // `--filter '<field> <op> <value>'`: the conditions of SPEC "Filtering", checked as filter groups' are.
+  filters: z.array(conditionSchema).max(20).nullish(),
 });
 export type UpdateCliSessionInput = z.infer<typeof updateCliSessionInput>;
 
@@ -122,7 +134,13 @@ function normalizeSlugs(slugs: string[] | null | undefined): string[] | null {
  * sources, each with the session's transform and template, in one transaction.
  * Names are resolved first, so an unknown one changes nothing.
  */
-async function saveSession(ctx: ProjectContext, existingId: string | null, sources: WebhookEndpoint[], settings: CliSessionSettings): Promise<Destination> {
+async function saveSession(
+  ctx: ProjectContext,
+  existingId: string | null,
+  sources: WebhookEndpoint[],
+  settings: CliSessionSettings,
+  eventTypes: string[],
+): Promise<Destination> {
   const fields = {
     transform_id: await idByName(ctx, Transform, 'Transform', settings.transformName),
     template_id: await idByName(ctx, MessageTemplate, 'Template', settings.templateName),
@@ -135,6 +153,7 @@ async function saveSession(ctx: ProjectContext, existingId: string | null, sourc
       : em.create(Destination, { project: ctx.project.id, name, type: 'cli', retryPolicy: { ...DEFAULT_RETRY_POLICY, backoff: [...DEFAULT_RETRY_POLICY.backoff] } });
     saved.name = name;
     saved.cliSession = { ...settings };
+    saved.eventTypes = [...new Set(eventTypes)];
     saved.isActive = true;
     // Once per destination (also for one made before secrets existed); rotating it is the destinations API's business.
     if (!saved.signingSecretEnc) saved.signingSecretEnc = ctx.container.secrets.seal(newCliSigningSecret());
@@ -158,6 +177,8 @@ function toView(ctx: ProjectContext, destination: Destination, sources: WebhookE
     transformName: s.transformName,
     templateName: s.templateName,
     delayMs: s.delayMs,
+    eventTypes: [...destination.eventTypes],
+    filters: s.filters ?? [],
     signingSecret: ctx.container.secrets.open(destination.signingSecretEnc!),
   };
 }
@@ -173,9 +194,10 @@ export async function startCliSession(ctx: ProjectContext, input: StartCliSessio
     transformName: input.transformName ?? null,
     templateName: input.templateName ?? null,
     delayMs: input.delayMs ?? 0,
+    filters: input.filters ?? [],
   };
   const existing = await ctx.em.findOne(Destination, { project: ctx.project.id, type: 'cli', name: destinationName(owner, input.machine, slugs) }, { orderBy: { id: 'asc' } });
-  const destination = await saveSession(ctx, existing?.id ?? null, sources, settings);
+  const destination = await saveSession(ctx, existing?.id ?? null, sources, settings, input.eventTypes ?? []);
   return toView(ctx, destination, sources, settings);
 }
 
@@ -207,10 +229,12 @@ export async function updateCliSession(ctx: ProjectContext, destinationId: strin
     transformName: input.transformName === undefined ? (current.transformName ?? null) : input.transformName,
     templateName: input.templateName === undefined ? (current.templateName ?? null) : input.templateName,
     delayMs: input.delayMs ?? current.delayMs ?? 0,
+    filters: input.filters ?? current.filters ?? [],
   };
   const sources = await resolveSources(ctx, slugs);
+  const eventTypes = input.eventTypes ?? destination.eventTypes;
   // The name follows the sources (saveSession), so that the next `listen` with the same arguments finds this destination again.
-  return toView(ctx, await saveSession(ctx, destination.id, sources, settings), sources, settings);
+  return toView(ctx, await saveSession(ctx, destination.id, sources, settings, eventTypes), sources, settings);
 }
 
 /**

@@ -2,13 +2,16 @@ import type { Listener, SessionChange } from './listen.command';
 import { parseDelayMs } from './local-forwarder';
 import { ask } from './prompt';
 
+/** One key: an arrow's escape sequence (CSI `ESC [ A`, or SS3 `ESC O A` in application mode) or one character. */
+const KEY = new RegExp(String.raw`\u001b[[O][A-D]|[\s\S]`, 'gu');
+
 /**
  * The keys of a running `listen` (raw mode, only when stdin is a terminal):
- * r replay, p pause/resume, f forward what was missed while away, c change the session, h help, q / Ctrl+C quit.
+ * ↑/↓ select a line, d its request and response, o open it in the dashboard, r replay, p pause/resume, f forward what was missed while away, c change the session, h help, q / Ctrl+C quit.
  */
 export class ListenKeys {
   private readonly onData = (data: Buffer) => {
-    for (const key of data.toString('utf8')) this.press(key);
+    for (const [key] of data.toString('utf8').matchAll(KEY)) this.press(key);
   };
 
   private constructor(private readonly listener: Listener) {}
@@ -34,6 +37,20 @@ export class ListenKeys {
 
   private press(key: string): void {
     switch (key) {
+      case '\x1b[A':
+      case '\x1bOA':
+        this.listener.select(-1);
+        return;
+      case '\x1b[B':
+      case '\x1bOB':
+        this.listener.select(1);
+        return;
+      case 'd':
+        this.listener.showDetail();
+        return;
+      case 'o':
+        this.listener.openInDashboard();
+        return;
       case 'r':
         void this.listener.replayLast();
         return;

@@ -1,3 +1,4 @@
+import { detailJson, type ForwardDetail, formatDetail } from './listen-inspect';
 import type { CliForward, ForwardResult } from './local-forwarder';
 
 /**
@@ -14,6 +15,8 @@ export interface ForwardLine {
   result: Pick<ForwardResult, 'statusCode' | 'latencyMs' | 'error' | 'skipped'>;
   /** `r`: a replay the user asked for. */
   replay?: boolean;
+  /** The request and response (`d`; in every `--output json` line). */
+  detail?: ForwardDetail;
 }
 
 /** Colour when stdout is a terminal, unless NO_COLOR is set (https://no-color.org) or the terminal is dumb. */
@@ -73,6 +76,7 @@ export function formatForwardJson(line: ForwardLine): string {
     error: line.result.error,
     skipped: line.result.skipped === true,
     replay: line.replay === true,
+    ...(line.detail ? detailJson(line.detail) : {}),
   });
 }
 
@@ -92,6 +96,23 @@ export class ListenScreen {
     this.out.write((this.mode === 'json' ? formatForwardJson(line) : formatForwardLine(line, { color: this.color })) + '\n');
   }
 
+  /** ↑/↓: which line `d` and `o` act on. */
+  selected(line: ForwardLine, index: number, count: number): void {
+    if (this.mode === 'json') return this.notice(`selected ${index} of ${count}: ${line.forward.eventId}`);
+    const paint = painter(this.color);
+    this.out.write(`${paint('cyan', '▸')} ${index}/${count}  ${formatForwardLine(line, { color: this.color })}   ${paint('dim', '(d detail, o open)')}\n`);
+  }
+
+  /** `d`: the selected line's request and response. */
+  detail(line: ForwardLine & { detail: ForwardDetail }): void {
+    if (this.mode === 'json') {
+      this.out.write(JSON.stringify({ type: 'detail', time: new Date().toISOString(), event_id: line.forward.eventId, ...detailJson(line.detail) }) + '\n');
+      return;
+    }
+    const title = `event ${line.forward.eventId}  ${line.forward.eventType || '(no type)'} from ${line.forward.sourceSlug}, attempt ${line.forward.attemptNumber}`;
+    this.out.write(formatDetail(title, line.detail).join('\n') + '\n');
+  }
+
   notice(message: string, level: 'info' | 'warn' = 'info'): void {
     if (this.mode === 'json') {
       this.out.write(JSON.stringify({ type: 'notice', time: new Date().toISOString(), level, message }) + '\n');
@@ -103,7 +124,10 @@ export class ListenScreen {
 }
 
 export const KEY_HELP = [
-  'keys:  r  replay the last event',
+  'keys:  ↑/↓  select an event line',
+  '       d  request and response of the selected event (headers, first 4 KiB of each body)',
+  '       o  open the selected event in the dashboard',
+  '       r  replay the last event',
   '       p  pause / resume forwarding (paused events are recorded as skipped)',
   '       f  forward the events that arrived while you were away',
   '       c  change source, transform, template or delay',

@@ -4,9 +4,14 @@ import { ApiClient, ApiError } from './api-client';
 import { CliError, EXIT, noSources } from './cli-errors';
 import { profileStore, resolveApiUrl } from './config-store';
 import { ListenKeys } from './listen-keys';
-import { KEY_HELP, ListenScreen, type OutputMode } from './listen-screen';
+import { FILTERED_BY_SESSION } from '../cli-sessions/cli-limits';
+import type { Condition } from '../common/types';
+import { describeFilters, parseEventTypes, parseFilter } from './listen-filter';
+import { type ForwardDetail, forwardDetail, ForwardHistory } from './listen-inspect';
+import { type ForwardLine, KEY_HELP, ListenScreen, type OutputMode } from './listen-screen';
 import { isListening, type ListenTarget, nothingListening, parseHeader, parseRoute, parseTarget, type Route, routePath } from './listen-target';
-import { CLI_FORWARD_FIELDS, type CliForward, type ForwardResult, forwardLocally, parseDelayMs, skippedResult } from './local-forwarder';
+import { CLI_FORWARD_FIELDS, type CliForward, type ForwardResult, forwardLocally, localHeaders, parseDelayMs, skippedResult } from './local-forwarder';
+import { tryOpenBrowser } from './open-browser';
 import { Tunnel } from './tunnel';
 
 export interface ListenOptions {
@@ -31,6 +36,10 @@ export interface ListenOptions {
   profile?: string;
   /** Forward the events that arrived while disconnected, on reconnect, without asking. */
   forwardMissed?: boolean;
+  /** Repeatable `--event-type a,b`: only these event types. */
+  eventType?: string[];
+  /** Repeatable `--filter '<field> <op> <value>'`: all must match. */
+  filter?: string[];
 }
 
 /** How events reach the local server. */
@@ -51,8 +60,10 @@ export interface CliSession {
   transformName: string | null;
   templateName: string | null;
   delayMs: number;
+  eventTypes: string[];
+  filters: Condition[];
 }
-const SESSION_FIELDS = 'destination { id name } sources { slug ingressUrl } transformName templateName delayMs';
+const SESSION_FIELDS = 'destination { id name } sources { slug ingressUrl } transformName templateName delayMs eventTypes filters { field operator value }';
 const SECRET_FIELDS = `${SESSION_FIELDS} signingSecret`;
 
 export interface SessionChange {
@@ -60,6 +71,8 @@ export interface SessionChange {
   transformName?: string | null;
   templateName?: string | null;
   delayMs?: number;
+  eventTypes?: string[];
+  filters?: Condition[];
 }
 
 /** `relay listen <port|url> [source_slug]`: forwards the project's live events to a local server until `q` / Ctrl+C. */
@@ -80,10 +93,20 @@ export async function listen(targetArg: string | undefined, sourceSlug: string |
     insecure: opts.insecure === true,
   };
   const delayMs = opts.delay === undefined ? undefined : parseDelayMs(opts.delay);
+  const filterTexts = opts.filter ?? [];
+  const filters = filterTexts.map(parseFilter);
+  const eventTypes = parseEventTypes(opts.eventType ?? []);
   const exitAfterDisconnectMs = opts.exitAfterDisconnect === undefined ? undefined : parseSeconds(opts.exitAfterDisconnect, '--exit-after-disconnect') * 1000;
   const screen = new ListenScreen(opts.output ?? 'pretty');
   const listener = new Listener(client, screen, delivery, opts.project, exitAfterDisconnectMs, opts.forwardMissed === true);
-  await listener.start({ sourceSlugs: sourceSlug ? [sourceSlug] : undefined, transformName: opts.transform, templateName: opts.template, delayMs });
+  try {
+    await listener.start({ sourceSlugs: sourceSlug ? [sourceSlug] : undefined, transformName: opts.transform, templateName: opts.template, delayMs, eventTypes, filters });
+  } catch (err) {
+    // The API checks each condition as it checks filter groups' (a field path, an RE2 regular expression): `filters.<i>.<key>: why`.
+    const refused = err instanceof ApiError && err.code === 'invalid_input' ? /filters\.(\d+)(?:\.\w+)?: (.*)$/.exec(err.message) : null;
+    if (refused) throw new CliError(`invalid --filter "${filterTexts[Number(refused[1])]}": ${refused[2]}`, EXIT.usage);
+    throw err;
+  }
   await listener.finished;
 }
 
@@ -102,6 +125,8 @@ export class Listener {
   private targetCheck?: NodeJS.Timeout;
   private lastEventId?: string;
   private readonly replays = new Set<string>();
+  /** The lines printed so far, for ↑/↓, d and o. */
+  private readonly history = new ForwardHistory<ForwardLine & { detail: ForwardDetail }>();
   private tunnel?: Tunnel;
   private keys?: ListenKeys;
   private done!: { resolve: () => void; reject: (err: unknown) => void };
@@ -152,6 +177,8 @@ export class Listener {
     this.targetUp = await isListening(target);
     if (!this.targetUp) this.screen.notice(nothingListening(target), 'warn');
     this.screen.notice(`Ready! Forwarding ${this.describe()} → POST ${target.origin}${target.path}`);
+    const filters = describeFilters(this.session.eventTypes, this.session.filters);
+    if (filters) this.screen.notice(`only events where ${filters} (filtered on the server: others are not forwarded)`);
     for (const route of routes) this.screen.notice(`route ${route.match} → POST ${target.origin}${route.path}`);
     for (const source of this.session.sources) this.screen.notice(`${source.slug} receives at ${source.ingressUrl}`);
     this.screen.notice(`destination ${this.session.destination.name}${this.keys ? '   (h for help, q to quit)' : ''}`);
@@ -190,12 +217,14 @@ export class Listener {
     this.lastEventId = forward.eventId;
     const { target, routes, insecure } = this.delivery!;
     const path = routePath(routes, forward, target.path);
+    const url = `${target.origin}${path}`;
+    const extraHeaders = this.extraHeaders(forward);
     let result: ForwardResult;
     if (this.paused) {
       result = skippedResult(forward);
     } else {
       if (forward.delayMs > 0) await new Promise((r) => setTimeout(r, forward.delayMs));
-      result = await forwardLocally(forward, { url: `${target.origin}${path}`, extraHeaders: this.extraHeaders(forward), insecure });
+      result = await forwardLocally(forward, { url, extraHeaders, insecure });
     }
     try {
       await this.tunnel!.execute('mutation Report($p: ID, $i: CliForwardResultInput!) { reportCliForward(projectId: $p, input: $i) }', { p: this.projectId, i: result });
@@ -203,7 +232,32 @@ export class Listener {
       this.screen.notice(`could not report the result of ${forward.eventId}: ${(err as Error).message}`, 'warn');
     }
     const replay = this.replays.delete(forward.deliveryId);
-    this.screen.forward({ at: new Date(), forward, path, result, replay });
+    const line = { at: new Date(), forward, path, result, replay, detail: forwardDetail({ url, headers: localHeaders(forward, extraHeaders), body: forward.body }, result) };
+    this.history.add(line);
+    this.screen.forward(line);
+  }
+
+  /** ↑ (-1) / ↓ (+1): the line `d` and `o` act on (the newest until one is chosen). */
+  select(delta: number): void {
+    const picked = this.history.move(delta);
+    if (!picked) return this.screen.notice('no events yet');
+    this.screen.selected(picked.entry, picked.index, picked.count);
+  }
+
+  /** `d`: the selected event's request and response. */
+  showDetail(): void {
+    const line = this.history.current;
+    if (!line) return this.screen.notice('no events yet');
+    this.screen.detail(line);
+  }
+
+  /** `o`: the selected event's page in the dashboard (served by the API), in the browser when there is one. */
+  openInDashboard(): void {
+    const line = this.history.current;
+    if (!line) return this.screen.notice('no events yet');
+    const url = `${this.client.apiUrl}/events/${line.forward.eventId}`;
+    this.screen.notice(`opening ${url}`);
+    tryOpenBrowser(url);
   }
 
   togglePause(): void {
@@ -239,11 +293,13 @@ export class Listener {
    */
   private async findMissed(droppedAt: Date): Promise<void> {
     try {
-      const { deliveries } = await this.call<{ deliveries: { data: Array<{ eventId: string }> } }>(
-        'query Missed($p: ID, $d: ID!, $t: String!) { deliveries(projectId: $p, destinationId: $d, status: "skipped", createdAfter: $t, limit: 200) { data { eventId } } }',
+      const { deliveries } = await this.call<{ deliveries: { data: Array<{ eventId: string; attempts: Array<{ error: string | null }> }> } }>(
+        'query Missed($p: ID, $d: ID!, $t: String!) { deliveries(projectId: $p, destinationId: $d, status: "skipped", createdAfter: $t, limit: 200) { data { eventId attempts { error } } } }',
         { p: this.projectId, d: this.session.destination.id, t: new Date(droppedAt.getTime() - 1_000).toISOString() },
       );
-      const fresh = [...new Set(deliveries.data.map((d) => d.eventId))].filter((id) => !this.missed.includes(id));
+      // Events the session's --filter left out were not missed.
+      const missed = deliveries.data.filter((d) => !d.attempts.some((a) => a.error === FILTERED_BY_SESSION));
+      const fresh = [...new Set(missed.map((d) => d.eventId))].filter((id) => !this.missed.includes(id));
       if (fresh.length === 0) return;
       this.missed.push(...fresh);
       if (this.forwardMissedAutomatically) return this.forwardMissed();

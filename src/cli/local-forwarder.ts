@@ -56,10 +56,15 @@ export interface LocalRequest {
   timeoutMs?: number;
 }
 
+/** What the local server gets: the event's headers (lower-case names), then the `extraHeaders`, which win. */
+export function localHeaders(forward: Pick<CliForward, 'headers'>, extraHeaders: Record<string, string> = {}): Record<string, string> {
+  const headers = Object.fromEntries(Object.entries(forward.headers).map(([name, value]) => [name.toLowerCase(), String(value)]));
+  return Object.assign(headers, extraHeaders);
+}
+
 /** POSTs the forward's exact body and headers to the local server; never throws (the result says what happened). */
 export async function forwardLocally(forward: CliForward, local: LocalRequest): Promise<ForwardResult> {
-  const headers = Object.fromEntries(Object.entries(forward.headers).map(([name, value]) => [name.toLowerCase(), String(value)]));
-  Object.assign(headers, local.extraHeaders);
+  const headers = localHeaders(forward, local.extraHeaders);
   const timeoutMs = local.timeoutMs ?? LOCAL_TIMEOUT_MS;
   const outcome = await postJson(local.url, forward.body, { timeoutMs, allowPrivateNetworks: true, headers, insecureTls: local.insecure });
   if ('error' in outcome) {

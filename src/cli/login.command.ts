@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { ApiClient, ApiError, keyLabel, SESSION_FIELDS, type SessionPayload, storedSession } from './api-client';
 import { CliError, EXIT, notLoggedIn } from './cli-errors';
 import { type ConfigStore, profileStore, resolveApiUrl } from './config-store';
 import { pkcePair, startLoopback } from './oauth-loopback';
+import { tryOpenBrowser } from './open-browser';
 import { ask } from './prompt';
 
 export interface LoginOptions {
@@ -86,17 +86,6 @@ async function oauthSession(client: ApiClient, provider: string, openBrowser: bo
     throw err;
   } finally {
     loopback.close();
-  }
-}
-
-function tryOpenBrowser(url: string): void {
-  const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
-  try {
-    const child = spawn(opener, [url], { stdio: 'ignore', detached: true });
-    child.on('error', () => undefined);
-    child.unref();
-  } catch {
-    // No browser here: the printed URL is enough.
   }
 }
 

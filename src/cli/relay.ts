@@ -76,12 +76,14 @@ function clientCommands(relay: Command): void {
   relay.command('whoami').description('who is logged in, and where').addOption(apiUrl()).addOption(profile()).action(async (opts) => loginCommands().whoami(opts));
   relay
     .command('listen')
-    .description('forward live events of the project to a local server (keys: r replay, p pause, c change, h help, q quit)')
+    .description('forward live events of the project to a local server (keys: ↑/↓ select, d detail, o open, r replay, p pause, c change, h help, q quit)')
     .argument('[target]', 'local port (1-65535) or URL (http://localhost:4000/hooks)')
     .argument('[source_slug]', 'one source (default: every active source of the project)')
     .option('--path <path>', 'with a port: POST to this path on localhost (default /)')
     .option('--route <type_or_source=path>', 'events of this type or source go to this path (repeatable)', collect, [])
     .option('--header <name:value>', 'add this header to every forward (repeatable)', collect, [])
+    .option('--event-type <types>', 'only events of these types, comma-separated (repeatable); filtered on the server', collect, [])
+    .option('--filter <condition>', "only events matching '<field> <op> <value>' (eq neq contains not_contains exists not_exists regex; repeatable, all must match)", collect, [])
     .option('--allow-external', 'allow a URL target on another machine')
     .option('--insecure', 'accept a self-signed certificate from an https target')
     .option('--print-secret', "print the session's signing secret and exit")

@@ -17,8 +17,11 @@ import { User } from '../users/user.entity';
  * (src/subscriptions/ws-hooks.ts) wrap every subscription's stream with
  * `SubscriptionGate.guard`, which refuses a stream whose resolver recorded
  * nothing. Before each item is sent the principal's access to the project is
- * read from a per-process cache (principal + project → allowed or the error);
- * the cache is dropped when access may have changed anywhere (NOTIFY on
+ * read from a per-process cache (principal + project → allowed or the error),
+ * which holds only the pairs of subscriptions still open (an entry goes when
+ * the last subscription of its pair ends, so the cache does not grow with every
+ * client that ever subscribed); the cache is dropped when access may have
+ * changed anywhere (NOTIFY on
  * `relay_access` and the project / organization / API key hints of
  * `relay_endpoints`), and every open subscription is then re-checked at once.
  * Lost access closes the socket with 4403 `<code>: <message>`; an expired or
@@ -58,6 +61,7 @@ interface OpenSubscription {
 const gates = new WeakMap<AppContainer, SubscriptionGate>();
 
 const principalKey = (p: Principal) => (p.kind === 'user' ? `user:${p.userId}` : `key:${p.apiKeyId}`);
+const accessKey = (sub: OpenSubscription) => `${principalKey(sub.principal)}|${sub.projectId}`;
 
 function accessEnded(message: string): AppError {
   return new AppError(403, 'access_revoked', message);
@@ -66,6 +70,8 @@ function accessEnded(message: string): AppError {
 export class SubscriptionGate {
   private readonly cache = new Map<string, Promise<Refusal | null>>();
   private readonly open = new Set<OpenSubscription>();
+  /** Open subscriptions per cache key: the cache keeps only keys counted here. */
+  private readonly openPerKey = new Map<string, number>();
   private listening: Promise<void> | null = null;
   private removeListeners: Array<() => void> = [];
 
@@ -110,11 +116,19 @@ export class SubscriptionGate {
         closeSocket(closeCode, `${error.code}: ${error.message}`.slice(0, 120));
       },
     };
+    const key = accessKey(sub);
     const end = () => {
       clearTimeout(expiry);
-      this.open.delete(sub);
+      if (!this.open.delete(sub)) return;
+      const left = (this.openPerKey.get(key) ?? 1) - 1;
+      if (left > 0) this.openPerKey.set(key, left);
+      else {
+        this.openPerKey.delete(key);
+        this.cache.delete(key);
+      }
     };
     this.open.add(sub);
+    this.openPerKey.set(key, (this.openPerKey.get(key) ?? 0) + 1);
     if (principal.kind === 'user' && principal.tokenExpiresAt) {
       const expired = () =>
         sub.close({ closeCode: WS_UNAUTHORIZED, error: new UnauthenticatedError('The access token has expired: reconnect with a fresh one.', 'token_expired') });
@@ -151,11 +165,18 @@ export class SubscriptionGate {
     return this.open.size;
   }
 
+  /** Access answers held: at most one per (principal, project) with an open subscription. */
+  get cachedCount(): number {
+    return this.cache.size;
+  }
+
   private check(sub: OpenSubscription): Promise<Refusal | null> {
-    const key = `${principalKey(sub.principal)}|${sub.projectId}`;
+    const key = accessKey(sub);
     let cached = this.cache.get(key);
     if (!cached) {
       cached = this.readAccess(sub.principal, sub.projectId);
+      // A check that finishes after its subscription ended is answered but not kept.
+      if (!this.openPerKey.has(key)) return cached;
       this.cache.set(key, cached);
       // A failed read is not remembered.
       cached.catch(() => this.cache.delete(key));

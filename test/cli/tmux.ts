@@ -19,10 +19,19 @@ export class Terminal {
     return execFileSync('tmux', ['-L', this.socket, ...args], { encoding: 'utf8' });
   }
 
-  /** Runs `relay <args>` in the window `name` (160×40), then prints `EXIT=<code>` and stays, so the exit code can be read. */
+  /** Runs the checkout's `relay <args>` in the window `name` (160×40), then prints `EXIT=<code>` and stays, so the exit code can be read. */
   run(name: string, args: string[], env: Record<string, string>): void {
+    this.start(name, `cd ${JSON.stringify(path.dirname(path.dirname(RELAY_BIN)))} && env -u RELAY_API_URL -u NO_COLOR`, ['node', RELAY_BIN, ...args], env);
+  }
+
+  /** Runs `argv` (an installed `relay`, say) in `cwd` with nothing but `env` (and TERM) in its environment, as `run` does otherwise. */
+  runIsolated(name: string, argv: string[], env: Record<string, string>, cwd: string): void {
+    this.start(name, `cd ${JSON.stringify(cwd)} && env -i TERM=screen`, argv, env);
+  }
+
+  private start(name: string, prefix: string, argv: string[], env: Record<string, string>): void {
     const vars = Object.entries(env).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
-    const command = `cd ${JSON.stringify(path.dirname(path.dirname(RELAY_BIN)))} && env -u RELAY_API_URL -u NO_COLOR ${vars.join(' ')} node ${JSON.stringify(RELAY_BIN)} ${args.map((a) => JSON.stringify(a)).join(' ')}; echo "EXIT=$?"; sleep 600`;
+    const command = `${prefix} ${vars.join(' ')} ${argv.map((a) => JSON.stringify(a)).join(' ')}; echo "EXIT=$?"; sleep 600`;
     this.tmux('new-session', '-d', '-s', name, '-x', '160', '-y', '40', command);
   }
 

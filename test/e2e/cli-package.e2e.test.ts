@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,13 +8,15 @@ import { rest } from '../support/api';
 import { hubSignature, postHook } from '../support/ingress-helpers';
 import { type ServiceProcess, startServiceProcess } from '../support/service-process';
 import { createTestDatabase, type TestDatabase } from '../support/test-env';
+import { hasTmux, Terminal } from '../cli/tmux';
 
 const REPO = path.resolve(__dirname, '..', '..');
 const CLI_PACKAGE = path.join(REPO, 'packages', 'cli');
 
 /**
  * Issue 19 item 7: the CLI package is packed, installed into an empty prefix without the
- * network (it has no dependencies to fetch) and used from there against a running service.
+ * network (it has no dependencies to fetch) and used from there against a running service:
+ * `relay listen` runs in a real terminal (tmux), where its screen and keys are what a developer sees.
  */
 describe('the relay CLI package (packages/cli)', () => {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-cli-package-'));
@@ -28,6 +30,7 @@ describe('the relay CLI package (packages/cli)', () => {
   let db: TestDatabase;
   let service: ServiceProcess;
   let receiver: Receiver;
+  const term = new Terminal();
 
   beforeAll(async () => {
     const packed = execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: CLI_PACKAGE, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
@@ -40,6 +43,7 @@ describe('the relay CLI package (packages/cli)', () => {
   }, 240_000);
 
   afterAll(async () => {
+    term.close();
     await receiver?.close();
     await service?.stop();
     await db?.drop();
@@ -76,26 +80,25 @@ describe('the relay CLI package (packages/cli)', () => {
 
     const port = new URL(receiver.url).port;
     const received = () => receiver.requests.map((r) => r.body);
-    const listen = spawn(relayBin, ['listen', String(port), endpoint.body.slug, '--output', 'json'], { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    listen.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    listen.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    const exited = new Promise<number | null>((resolve) => listen.once('exit', resolve));
-    try {
-      const body = JSON.stringify({ order: 42, from: 'the packaged CLI' });
-      // Ingest until the session is connected and the event comes through (the first may arrive before it subscribed).
-      for (let i = 0; i < 100 && !received().includes(body); i++) {
-        if (i % 20 === 0) {
-          const res = await postHook(service.baseUrl, endpoint.body.slug, body, hubSignature(endpoint.body.signing_secret, body));
-          expect(res.status).toBe(202);
-        }
-        await new Promise((r) => setTimeout(r, 250));
+    if (!hasTmux) throw new Error('tmux is needed: apt-get install -y tmux');
+    term.runIsolated('listen', [relayBin, 'listen', String(port), endpoint.body.slug], env, work);
+    await term.waitFor('listen', new RegExp(`Ready! Forwarding ${endpoint.body.slug} → POST http://localhost:${port}/`));
+    const body = JSON.stringify({ order: 42, from: 'the packaged CLI' });
+    // Ingest until the session is connected and the event comes through (the first may arrive before it subscribed).
+    for (let i = 0; i < 100 && !received().includes(body); i++) {
+      if (i % 20 === 0) {
+        const res = await postHook(service.baseUrl, endpoint.body.slug, body, hubSignature(endpoint.body.signing_secret, body));
+        expect(res.status).toBe(202);
       }
-      expect(received()).toContain(body);
-    } finally {
-      listen.kill('SIGINT');
-      expect(await exited).toBe(0);
+      await new Promise((r) => setTimeout(r, 250));
     }
-    expect(output).not.toMatch(/\n\s+at /);
+    expect(received()).toContain(body);
+    const [, eventId] = await term.waitFor('listen', new RegExp(`${endpoint.body.slug}\\s+POST /\\s+→\\s+200\\s+\\d+ ms\\s+([0-9a-f-]{36})`));
+    term.keys('listen', 'd');
+    await term.waitFor('listen', new RegExp(`── event ${eventId} [\\s\\S]*\\n {4}\\{"order":42,"from":"the packaged CLI"\\}\\n  response  200\\n`));
+    term.keys('listen', 'q');
+    const screen = (await term.waitFor('listen', /EXIT=(\d+)/)).input!;
+    expect(screen).toContain('EXIT=0');
+    expect(screen).not.toMatch(/\n\s+at /);
   }, 120_000);
 });

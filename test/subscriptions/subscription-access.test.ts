@@ -102,6 +102,28 @@ describe('subscriptions end when access ends', () => {
     await expectEnded(live, WS_UNAUTHORIZED, /^session_revoked: /);
   });
 
+  it('the access cache keeps nothing for clients that left (it held one entry per user ever subscribed)', async () => {
+    const em = api.container.orm.em.fork();
+    const users = [1, 2, 3].map((n) => em.create(User, { email: uniqueEmail(`leaver${n}`), name: `Leaver ${n}` }));
+    for (const user of users) em.create(OrganizationMember, { organization: ws.organization.id, user, role: 'viewer' });
+    await em.flush();
+    const tokens = await Promise.all(users.map((u) => tokenFor(api.container, u.id)));
+    const openBefore = gate().openCount;
+    const cachedBefore = gate().cachedCount;
+    const lives = [];
+    // Each one receives an event, so its access was checked and cached.
+    for (const token of tokens) lives.push(await subscribedWith(token));
+    expect(gate().cachedCount).toBe(cachedBefore + users.length);
+    await Promise.all(lives.map((l) => l.client.dispose()));
+    await eventually(() => gate().openCount === openBefore);
+    expect(gate().cachedCount).toBe(cachedBefore);
+    // A client coming back is checked again (and cached while it stays).
+    const back = await subscribedWith(tokens[0]);
+    expect(gate().cachedCount).toBe(cachedBefore + 1);
+    await back.client.dispose();
+    await eventually(() => gate().cachedCount === cachedBefore);
+  });
+
   it('an access token that expires closes the socket (4401 token_expired)', async () => {
     const { token } = await issueAccessToken({ ...api.container.config, RELAY_ACCESS_TOKEN_TTL_SECONDS: 3 }, ws.user.id);
     const live = open(token);

@@ -50,6 +50,10 @@ export interface RollingResult {
   duplicates: number;
   duplicatesExplained: string[];
   restarts: Array<{ process: string; exitCode: number | null; stopMs: number; replacementReadyMs: number }>;
+  /** How long the traffic ran: `seconds`, or longer when the four restarts took longer. */
+  trafficMs: number;
+  /** Deliveries not yet terminal when the traffic stopped (the backlog left to drain). */
+  backlogAtTrafficEnd: number;
   deliveredWithinMs: number;
 }
 
@@ -113,6 +117,8 @@ export async function runRollingDeploy(opts: RollingOptions): Promise<RollingRes
     duplicates: 0,
     duplicatesExplained: [],
     restarts: [],
+    trafficMs: 0,
+    backlogAtTrafficEnd: 0,
     deliveredWithinMs: 0,
   };
   const acknowledged = new Map<number, string>();
@@ -191,12 +197,14 @@ export async function runRollingDeploy(opts: RollingOptions): Promise<RollingRes
   await traffic;
   await Promise.all([...inFlight]);
   const trafficEnd = performance.now();
+  result.trafficMs = Math.round(trafficEnd - t0);
 
   // Every acknowledged event: stored, and its one delivery terminal.
   result.acknowledged = acknowledged.size;
   const ids = [...acknowledged.values()];
   const settleBy = Date.now() + (opts.settleTimeoutMs ?? 120_000);
   let rows: Array<{ event_id: string; status: string | null }> = [];
+  let firstCheck = true;
   for (;;) {
     rows = await sql<{ event_id: string; status: string | null }>(
       opts.container,
@@ -204,6 +212,11 @@ export async function runRollingDeploy(opts: RollingOptions): Promise<RollingRes
       [ids],
     );
     const open = rows.filter((r) => !r.status || r.status === 'queued' || r.status === 'retrying').length;
+    if (firstCheck) {
+      firstCheck = false;
+      result.backlogAtTrafficEnd = open + Math.max(0, ids.length - rows.length);
+      log(`traffic ended after ${(result.trafficMs / 1000).toFixed(1)} s; ${result.backlogAtTrafficEnd} of ${ids.length} acknowledged events not yet delivered`);
+    }
     if ((open === 0 && rows.length >= ids.length) || Date.now() > settleBy) break;
     await sleep(250);
   }
