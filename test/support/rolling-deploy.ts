@@ -46,6 +46,8 @@ export interface RollingResult {
   servedWhileDraining: number;
   /** Requests that got no HTTP answer (connection refused or reset): not acknowledged, a client retries them. */
   connectionErrors: number;
+  /** Answers other than 202 and 5xx, by status (e.g. 429 when the rate passes the plan's ingress cap). */
+  otherAnswers: Record<string, number>;
   /** Requests the receiver got beyond one per acknowledged event, and why. */
   duplicates: number;
   duplicatesExplained: string[];
@@ -72,6 +74,8 @@ export async function runRollingDeploy(opts: RollingOptions): Promise<RollingRes
   const env = { RELAY_DRAIN_DELAY_MS: String(opts.drainDelayMs), ...opts.env };
   const receiver = await startReceiver();
   const scene = await createScene(opts.container);
+  // The Growth plan: its ingress cap (600/s per endpoint) is above any rate run here; Free's 60/s would answer 429 above it.
+  await sql(opts.container, `update organizations set plan = 'growth' where id = ?`, [scene.organization.id]);
   await scene.destination(`${receiver.url}/hook`);
 
   const startApi = async (name: string): Promise<ApiSlot> => ({
@@ -114,6 +118,7 @@ export async function runRollingDeploy(opts: RollingOptions): Promise<RollingRes
     answers5xxWhileDraining: 0,
     servedWhileDraining: 0,
     connectionErrors: 0,
+    otherAnswers: {},
     duplicates: 0,
     duplicatesExplained: [],
     restarts: [],
@@ -138,6 +143,7 @@ export async function runRollingDeploy(opts: RollingOptions): Promise<RollingRes
           log(`5xx from ${slot.name}${slot.draining ? ' (draining)' : ''}: ${res.status} ${JSON.stringify(res.body)}`);
         }
         if (res.status === 202 && res.body.event_id) acknowledged.set(seq, res.body.event_id);
+        else if (res.status < 500) result.otherAnswers[res.status] = (result.otherAnswers[res.status] ?? 0) + 1;
       })
       .catch((err: Error) => {
         result.connectionErrors += 1;
