@@ -34,10 +34,12 @@ export interface RollingResult {
   sent: number;
   /** 202 answers: events the relay took responsibility for. */
   acknowledged: number;
-  /** Acknowledged events with no stored row, or whose delivery did not succeed. */
+  /** Acknowledged events with no stored row, or whose delivery ended other than in success. */
   lost: number;
-  /** Deliveries not in a terminal state when the run ended. */
+  /** Acknowledged events whose delivery was not terminal yet when the run stopped waiting (still queued: not lost). */
   notTerminal: number;
+  /** Whether every delivery was terminal before `settleTimeoutMs` (else `deliveredWithinMs` is when the run gave up). */
+  settled: boolean;
   statuses: Record<string, number>;
   /** 5xx answers, from any process, and from processes that had begun draining. */
   answers5xx: number;
@@ -113,6 +115,7 @@ export async function runRollingDeploy(opts: RollingOptions): Promise<RollingRes
     acknowledged: 0,
     lost: 0,
     notTerminal: 0,
+    settled: false,
     statuses: {},
     answers5xx: 0,
     answers5xxWhileDraining: 0,
@@ -228,9 +231,11 @@ export async function runRollingDeploy(opts: RollingOptions): Promise<RollingRes
   }
   result.deliveredWithinMs = Math.round(performance.now() - trafficEnd);
   for (const r of rows) result.statuses[r.status ?? 'no delivery'] = (result.statuses[r.status ?? 'no delivery'] ?? 0) + 1;
-  result.notTerminal = rows.filter((r) => !r.status || r.status === 'queued' || r.status === 'retrying').length;
+  const open = new Set(rows.filter((r) => !r.status || r.status === 'queued' || r.status === 'retrying').map((r) => r.event_id));
+  result.notTerminal = open.size;
+  result.settled = open.size === 0 && rows.length >= ids.length;
   const succeeded = new Set(rows.filter((r) => r.status === 'success').map((r) => r.event_id));
-  result.lost = ids.filter((id) => !succeeded.has(id)).length;
+  result.lost = ids.filter((id) => !succeeded.has(id) && !open.has(id)).length;
 
   // Duplicates at the receiver, and where each came from (the attempts recorded for its delivery).
   const bySeq = new Map<number, number>();
