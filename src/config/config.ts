@@ -77,6 +77,8 @@ const schema = z.object({
   RELAY_AUTH_IP_LIMIT: int(0, 1_000_000).default(30),
   RELAY_AUTH_IP_WINDOW_SECONDS: int(1, 3600).default(60),
 
+  /** An events search (`contains`, `q`) that runs longer is canceled: 400 `search_too_broad` (src/events/event-search.ts). */
+  RELAY_SEARCH_TIMEOUT_MS: int(1, 600_000).default(5000),
   RELAY_MAX_BODY_BYTES: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
   /** A client must send its complete request headers within this time, and the whole request within the next (src/http/server.ts); else 408 and the socket is closed. */
   RELAY_HTTP_HEADERS_TIMEOUT_MS: int(100, 600_000).default(60_000),

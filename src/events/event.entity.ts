@@ -16,6 +16,14 @@ import { EVENT_STATUSES, type EventStatus } from '../common/types';
   name: 'events_undispatched_idx',
   expression: `create index "events_undispatched_idx" on "events" ("id") where "dispatched_at" is null and "status" = 'received'`,
 })
+@Index({
+  name: 'events_payload_jsonb_idx',
+  expression: `create index "events_payload_jsonb_idx" on "events" using gin (relay_event_payload_jsonb("payload") jsonb_path_ops)`,
+})
+@Index({
+  name: 'events_search_words_idx',
+  expression: `create index "events_search_words_idx" on "events" using gin (relay_event_search_vector("payload", "headers"))`,
+})
 export class Event {
   @PrimaryKey({ type: 'uuid' })
   id: string = uuidv7();

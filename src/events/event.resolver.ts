@@ -50,6 +50,8 @@ class EventFilterArgs extends PageArgs {
   @Field({ nullable: true, description: `A current delivery's last attempt answered in this class: ${RESPONSE_CLASSES.join(', ')} (none: no HTTP response).` }) responseClass?: string;
   @Field({ nullable: true, description: 'ISO 8601, inclusive.' }) createdAfter?: string;
   @Field({ nullable: true, description: 'ISO 8601, exclusive.' }) createdBefore?: string;
+  @Field({ nullable: true, description: 'JSON text of an object or array the payload contains (jsonb @>), e.g. {"repository":{"name":"relay"}}.' }) contains?: string;
+  @Field({ nullable: true, description: 'Text (3 characters or more) found in the payload as stored or in a header value; case-insensitive.' }) q?: string;
 }
 
 function outcomeOf(event: EventView, { ctx, loaders }: GraphQLContext): Promise<EventOutcomeView> {

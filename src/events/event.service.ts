@@ -12,6 +12,7 @@ import { replayEvent as replayEventDeliveries } from '../deliveries/delivery-ope
 import { deliveryView, toDeliveryView } from '../deliveries/delivery.view';
 import { Event } from './event.entity';
 import { EVENT_OUTCOMES, type EventOutcomeView, outcomeCondition, outcomesByEventIds, RESPONSE_CLASSES, responseClassCondition } from './event-outcome';
+import { containsCondition, searchFields, textCondition, withSearchTimeout } from './event-search';
 import { type EventListItemView, type EventView, toEventSummaryView, toEventView } from './event.view';
 
 /**
@@ -32,17 +33,26 @@ export const listEventsQuery = paginationQuery.extend({
   response_class: z.enum(RESPONSE_CLASSES).optional().describe('A current delivery\'s last attempt answered in this class (`none`: no HTTP response)'),
   created_after: timestamp.optional().describe('Inclusive lower bound of created_at'),
   created_before: timestamp.optional().describe('Exclusive upper bound of created_at'),
+  ...searchFields,
 });
 export type ListEventsQuery = z.infer<typeof listEventsQuery>;
 
 const SUMMARY_FIELDS = ['id', 'endpointId', 'projectId', 'organizationId', 'eventType', 'sourceIp', 'idempotencyKey', 'status', 'createdAt'] as const;
 
 async function findEvents(ctx: ProjectContext, q: ListEventsQuery, withBody: boolean): Promise<Event[]> {
-  const qb = ctx.em
+  // A search may read many rows: bounded by RELAY_SEARCH_TIMEOUT_MS (src/events/event-search.ts).
+  if (q.contains !== undefined || q.q !== undefined) {
+    return withSearchTimeout(ctx.em, ctx.container.config.RELAY_SEARCH_TIMEOUT_MS, (em) => eventsQuery(em, ctx.project.id, q, withBody).getResult());
+  }
+  return eventsQuery(ctx.em, ctx.project.id, q, withBody).getResult();
+}
+
+function eventsQuery(em: EntityManager, projectId: string, q: ListEventsQuery, withBody: boolean) {
+  const qb = em
     .createQueryBuilder(Event, 'e')
     .select(withBody ? ['*', 'payloadText'] : [...SUMMARY_FIELDS])
     .where({
-      projectId: ctx.project.id,
+      projectId,
       ...cursorFilter(q),
       ...(q.endpoint_id ? { endpointId: q.endpoint_id } : {}),
       ...(q.status ? { status: q.status } : {}),
@@ -59,7 +69,9 @@ async function findEvents(ctx: ProjectContext, q: ListEventsQuery, withBody: boo
   if (q.event_type_prefix !== undefined) qb.andWhere(`e.event_type like ? escape '!'`, [`${q.event_type_prefix.replace(/[!%_]/g, '!$&')}%`]);
   if (q.outcome) qb.andWhere(...outcomeCondition(q.outcome));
   if (q.response_class) qb.andWhere(...responseClassCondition(q.response_class));
-  return qb.getResult();
+  if (q.contains !== undefined) qb.andWhere(...containsCondition(q.contains));
+  if (q.q !== undefined) qb.andWhere(...textCondition(q.q));
+  return qb;
 }
 
 /** Newest first; items without payload and headers, with their deliveries' outcome. */
