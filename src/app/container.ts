@@ -27,8 +27,13 @@ export interface AppContainer {
    * before all others (telling connected clients, e.g. WebSockets closed with
    * 1012, before the parts they use stop).
    */
-  onClose(fn: () => Promise<void> | void, opts?: { first?: boolean }): void;
+  onClose(name: string, fn: () => Promise<void> | void, opts?: { first?: boolean }): void;
   close(): Promise<void>;
+}
+
+interface Closer {
+  name: string;
+  fn: () => Promise<void> | void;
 }
 
 export async function createContainer(config: Config, log: Logger = createLogger(config.LOG_LEVEL)): Promise<AppContainer> {
@@ -38,13 +43,13 @@ export async function createContainer(config: Config, log: Logger = createLogger
   const tracingStarted = startTracing(config);
   const temporal = createTemporalClient(temporalSettings(config));
   const notifications = new PgNotifications(config.DATABASE_URL, log);
-  const closers: Array<() => Promise<void> | void> = [
-    () => orm.close(),
-    () => temporal.connection.close(),
-    () => notifications.close(),
-    ...(tracingStarted ? [() => stopTracing()] : []),
+  const closers: Closer[] = [
+    { name: 'database pool', fn: () => orm.close() },
+    { name: 'temporal client', fn: () => temporal.connection.close() },
+    { name: 'notifications', fn: () => notifications.close() },
+    ...(tracingStarted ? [{ name: 'tracing', fn: () => stopTracing() }] : []),
   ];
-  const firstClosers: Array<() => Promise<void> | void> = [];
+  const firstClosers: Closer[] = [];
   return {
     config,
     orm,
@@ -52,13 +57,19 @@ export async function createContainer(config: Config, log: Logger = createLogger
     temporal,
     log,
     notifications,
-    onClose: (fn, opts) => (opts?.first ? firstClosers : closers).push(fn),
+    onClose: (name, fn, opts) => (opts?.first ? firstClosers : closers).push({ name, fn }),
     close: async () => {
-      for (const fn of [...firstClosers, ...closers.reverse()]) {
+      for (const { name, fn } of [...firstClosers, ...closers.reverse()]) {
+        const began = performance.now();
+        // A step that hangs names itself (the launcher's final line would otherwise just never come).
+        const slow = setTimeout(() => log.warn({ step: name }, 'shutdown step still running after 5 s'), 5_000);
         try {
           await fn();
         } catch (err) {
-          log.warn({ err }, 'error during shutdown');
+          log.warn({ err, step: name }, 'error during shutdown');
+        } finally {
+          clearTimeout(slow);
+          log.debug({ step: name, ms: Math.round(performance.now() - began) }, 'shutdown step done');
         }
       }
     },

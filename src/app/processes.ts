@@ -22,11 +22,11 @@ export async function startApiProcess(container: AppContainer, port?: number): P
   if (temporal.tls || temporal.apiKey) await checkTemporalConnection(container.temporal, temporal);
   trackDeliveryBacklog(() => container.orm.em.getConnection().getKnex());
   const api = await startApiServer(container, port);
-  container.onClose(() => api.close());
+  container.onClose('http server', () => api.close());
   // Before anything else: leave /readyz and keep serving for the drain delay (src/health/drain.ts).
-  container.onClose(() => drainApi(container), { first: true });
+  container.onClose('drain', () => drainApi(container), { first: true });
   // Before anything stops: subscriptions completed by their feeds stopping would read as "ended" to clients, not as a restart.
-  container.onClose(() => api.closeSockets(), { first: true });
+  container.onClose('websockets', () => api.closeSockets(), { first: true });
   return api;
 }
 
@@ -38,12 +38,12 @@ export async function startApiProcess(container: AppContainer, port?: number): P
  */
 export async function startWorkerProcess(container: AppContainer, taskQueue?: string): Promise<void> {
   // Registered first so it runs last: the shared outbound HTTP pools close after the worker has stopped.
-  container.onClose(() => closeHttpAgents());
+  container.onClose('outbound http', () => closeHttpAgents());
   trackDeliveryBacklog(() => container.orm.em.getConnection().getKnex());
   const metricsPort = container.config.RELAY_WORKER_METRICS_PORT;
   if (metricsPort !== undefined) {
     const metrics = await startMetricsServer(metricsPort, container.config.HOST);
-    container.onClose(() => metrics.close());
+    container.onClose('worker metrics', () => metrics.close());
     container.log.info({ port: metrics.port }, 'worker metrics at /metrics');
   }
   // The dispatcher first: fan-out needs only PostgreSQL, so deliveries appear while the worker connects.
@@ -53,11 +53,11 @@ export async function startWorkerProcess(container: AppContainer, taskQueue?: st
     await dispatcher.stop();
     throw err;
   });
-  container.onClose(() => worker.stop());
+  container.onClose('temporal worker', () => worker.stop());
   // Eager starts go through the worker's connection, so the dispatcher stops before the worker (closers run last first).
   dispatcher.useEagerStart(
     new Client({ connection: worker.worker.connection!, namespace: container.config.TEMPORAL_NAMESPACE, interceptors: tracingClientInterceptors() }),
   );
-  container.onClose(() => dispatcher.stop());
+  container.onClose('dispatcher', () => dispatcher.stop());
   await ensureRetentionSchedule(container.temporal, taskQueue ?? container.config.TEMPORAL_TASK_QUEUE, container.log);
 }

@@ -15,16 +15,23 @@ import { ingressFor } from '../ingress/ingress.service';
  * every endpoint accepts whatever its provider (as the dashboard's Test
  * button), or a stored event's exact body and headers sent again as a new event.
  */
+const fields = {
+  source: z.string().trim().min(1).max(100).nullish(),
+  body: z.string().max(1_048_576).nullish(),
+  eventType: z.string().trim().min(1).max(200).nullish(),
+  headers: z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be header names'), z.string().max(8192)).nullish(),
+  eventId: z.string().nullish(),
+};
 export const triggerEventInput = z
-  .object({
-    source: z.string().trim().min(1).max(100).nullish(),
-    body: z.string().max(1_048_576).nullish(),
-    eventType: z.string().trim().min(1).max(200).nullish(),
-    headers: z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be header names'), z.string().max(8192)).nullish(),
-    eventId: z.string().nullish(),
-  })
+  .object(fields)
   .refine((v) => v.source || v.eventId, { message: 'give a source (slug) or an eventId to send again', path: ['source'] });
 export type TriggerEventInput = z.infer<typeof triggerEventInput>;
+
+/** `POST /v1/events/trigger`: the same input in the REST wire format (snake_case). */
+export const triggerEventBody = z
+  .object({ source: fields.source, body: fields.body, event_type: fields.eventType, headers: fields.headers, event_id: fields.eventId })
+  .refine((v) => v.source || v.event_id, { message: 'give a source (slug) or an event_id to send again', path: ['source'] });
+export const triggeredEventView = z.object({ event_id: z.uuid() });
 
 /** Headers never copied from a stored event or the caller: framing, hop-by-hop, and the ones the trigger sets itself. */
 const REPLACED = new Set(['host', 'content-length', 'connection', 'transfer-encoding', 'authorization', 'x-hub-signature', 'x-hub-signature-256', 'x-idempotency-key', 'x-codehosta-delivery']);

@@ -64,7 +64,7 @@ export class CliTunnel {
       const created = new CliTunnel(container);
       tunnel = created;
       tunnels.set(container, created);
-      container.onClose(() => created.stop());
+      container.onClose('cli tunnel', () => created.stop());
     }
     return tunnel;
   }

@@ -29,11 +29,17 @@ function config(env: NodeJS.ProcessEnv = process.env): Config {
   return loadConfig(withDevSecrets(env, dataDir));
 }
 
+/** How long a stop signal that arrives during start-up waits for what is starting before stopping anyway. */
+const STARTUP_SETTLE_MS = 5_000;
+
 /**
- * Runs `stop` on SIGINT/SIGTERM once, then prints one final line naming what stopped and how long
- * it took; a second signal exits at once.
+ * Installed before anything starts, so a signal is never missed: one that arrived after `/readyz`
+ * answered but before the worker had started used to reach only the Temporal SDK's own handler,
+ * which stopped the worker and left the process running. Runs `stop` on SIGINT/SIGTERM once
+ * (after what is starting settles, at most STARTUP_SETTLE_MS), then prints one final line naming
+ * what stopped and how long it took; a second signal exits at once.
  */
-function onShutdown(log: Logger, stopped: string[], stop: () => Promise<void>): void {
+function onShutdown(log: Logger, stopped: string[], stop: () => Promise<void>, startup: Promise<unknown>): void {
   let stopping = false;
   const handler = (signal: string) => {
     if (stopping) {
@@ -43,7 +49,9 @@ function onShutdown(log: Logger, stopped: string[], stop: () => Promise<void>): 
     stopping = true;
     log.debug({ signal }, 'shutting down');
     const began = performance.now();
-    stop()
+    const settled = Promise.race([startup.catch(() => undefined), new Promise((r) => setTimeout(r, STARTUP_SETTLE_MS).unref())]);
+    settled
+      .then(stop)
       .then(() => {
         process.stdout.write(`relay stopped (${stopped.join(', ')}) in ${((performance.now() - began) / 1000).toFixed(1)} s\n`);
         process.exit(0);
@@ -55,6 +63,20 @@ function onShutdown(log: Logger, stopped: string[], stop: () => Promise<void>): 
   };
   process.on('SIGINT', handler);
   process.on('SIGTERM', handler);
+}
+
+/** Runs `launch` with the stop signals handled from its first moment; `stop` runs once, on a signal or when `launch` fails. */
+async function runUntilSignal(log: Logger, stopped: string[], stop: () => Promise<void>, launch: () => Promise<void>): Promise<void> {
+  let stopping: Promise<void> | undefined;
+  const stopOnce = () => (stopping ??= stop());
+  const startup = launch();
+  onShutdown(log, stopped, stopOnce, startup);
+  try {
+    await startup;
+  } catch (err) {
+    await stopOnce();
+    throw err;
+  }
 }
 
 /** The ports `relay start` will listen on: the API always, PostgreSQL and Temporal when it starts them itself. */
@@ -87,7 +109,7 @@ export async function start(): Promise<void> {
     await Promise.all(services.map((s) => s.stop().catch((err) => log.warn({ err }, 'stop failed'))));
     record.clear();
   };
-  try {
+  await runUntilSignal(log, stopped, stopAll, async () => {
     let databaseUrl = base.DATABASE_URL;
     if (!databaseUrl) {
       log.info({ dataDir: path.join(dataDir, 'postgres') }, 'starting embedded PostgreSQL');
@@ -126,7 +148,6 @@ export async function start(): Promise<void> {
     if (applied.length) log.info({ applied }, 'migrations applied');
     const api = await startApiProcess(container);
     if (cfg.RELAY_RUN_WORKER) await startWorkerProcess(container);
-    onShutdown(log, stopped, stopAll);
 
     const lines = [
       '',
@@ -141,27 +162,31 @@ export async function start(): Promise<void> {
       '',
     ];
     process.stdout.write(lines.join('\n') + '\n');
-  } catch (err) {
-    await stopAll();
-    throw err;
-  }
+  });
 }
 
 export async function api(): Promise<void> {
   const cfg = config();
   await assertPortsFree([{ setting: 'PORT', port: cfg.PORT, host: cfg.HOST, what: 'the HTTP API' }]);
-  const container = await createContainer(cfg);
-  const server = await startApiProcess(container);
-  onShutdown(container.log, ['api'], () => container.close());
-  container.log.info({ url: server.url }, 'API listening');
+  const log = createLogger(cfg.LOG_LEVEL);
+  let container: AppContainer | undefined;
+  await runUntilSignal(log, ['api'], async () => container?.close(), async () => {
+    container = await createContainer(cfg, log);
+    const server = await startApiProcess(container);
+    log.info({ url: server.url }, 'API listening');
+  });
 }
 
 export async function worker(): Promise<void> {
   const cfg = config();
-  const container = await createContainer(cfg);
-  await startWorkerProcess(container);
-  onShutdown(container.log, ['worker'], () => container.close());
-  container.log.info({ taskQueue: cfg.TEMPORAL_TASK_QUEUE }, 'worker running');
+  const log = createLogger(cfg.LOG_LEVEL);
+  let container: AppContainer | undefined;
+  await runUntilSignal(log, ['worker'], async () => container?.close(), async () => {
+    log.info({ taskQueue: cfg.TEMPORAL_TASK_QUEUE }, 'worker starting');
+    container = await createContainer(cfg, log);
+    await startWorkerProcess(container);
+    log.info({ taskQueue: cfg.TEMPORAL_TASK_QUEUE }, 'worker running');
+  });
 }
 
 export async function runMigrations(): Promise<void> {

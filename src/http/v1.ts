@@ -3,6 +3,7 @@ import type { AppContainer } from '../app/container';
 import { deliveryRoutes } from '../deliveries/delivery.routes';
 import { bulkActionRoutes } from '../bulk-actions/bulk-action.routes';
 import { eventRoutes } from '../events/event.routes';
+import { cliTriggerRoutes } from '../cli-sessions/cli-trigger.routes';
 import { resourceHealthRoutes } from '../resource-health/resource-health.routes';
 import { accountRoutes } from '../accounts/account.routes';
 import { apiKeyRoutes } from '../api-keys/api-key.routes';
@@ -20,7 +21,7 @@ import { buildOpenApiDocument } from './openapi';
 import { mountRoutes, type RouteDef } from './route';
 
 /** Every `/v1` operation; add a resource's routes here. The OpenAPI document is built from this list. */
-export const v1Routes: RouteDef[] = [...accountRoutes, ...organizationRoutes, ...projectRoutes, ...apiKeyRoutes, ...oauthRoutes, ...eventRoutes, ...deliveryRoutes, ...bulkActionRoutes, ...resourceHealthRoutes, ...endpointRoutes, ...filterGroupRoutes, ...destinationRoutes, ...linkRoutes, ...templateRoutes, ...transformRoutes, ...projectMetricsRoutes];
+export const v1Routes: RouteDef[] = [...accountRoutes, ...organizationRoutes, ...projectRoutes, ...apiKeyRoutes, ...oauthRoutes, ...eventRoutes, ...cliTriggerRoutes, ...deliveryRoutes, ...bulkActionRoutes, ...resourceHealthRoutes, ...endpointRoutes, ...filterGroupRoutes, ...destinationRoutes, ...linkRoutes, ...templateRoutes, ...transformRoutes, ...projectMetricsRoutes];
 
 export function v1Router(container: AppContainer): Router {
   const router = new Router();

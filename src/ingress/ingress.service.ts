@@ -153,7 +153,7 @@ function createIngress(container: AppContainer): { ingress: Ingress; ready: Prom
     onNotify: (payload) => cache.invalidate(payload),
     onConnect: () => cache.clear(),
   });
-  container.onClose(async () => {
+  container.onClose('ingress', async () => {
     (await listening)();
     cache.close();
     await limiter.close();

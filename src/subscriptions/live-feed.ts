@@ -60,7 +60,7 @@ export class LiveFeed {
       const created = new LiveFeed(container);
       feed = created;
       feeds.set(container, created);
-      container.onClose(() => created.stop());
+      container.onClose('live feed', () => created.stop());
     }
     return feed;
   }

@@ -83,7 +83,7 @@ export class SubscriptionGate {
       const created = new SubscriptionGate(container);
       gate = created;
       gates.set(container, created);
-      container.onClose(() => created.stop());
+      container.onClose('subscription access', () => created.stop());
     }
     return gate;
   }

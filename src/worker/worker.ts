@@ -27,11 +27,13 @@ export interface RelayWorker {
 
 let runtimeInstalled = false;
 
-/** Routes the SDK's own log lines (warnings and errors only) into our logger, once per process. */
+/** Routes the SDK's own log lines (warnings and errors only) into our logger, once per process; leaves signals to us. */
 function installRuntimeLogger(log: Logger): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   Runtime.install({
+    // The process's own handler (src/cli/server-commands.ts) stops the worker in order with everything else.
+    shutdownSignals: [],
     logger: new DefaultLogger('WARN', ({ level, message, meta }) => {
       // An activity's error goes under `err`, so the logger's error serializer (bound values removed) handles it.
       const { error, ...temporal } = meta ?? {};

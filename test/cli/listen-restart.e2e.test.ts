@@ -8,6 +8,7 @@ import { hubSignature, postHook } from '../support/ingress-helpers';
 import { type ServiceProcess, startServiceProcess } from '../support/service-process';
 import { createTestDatabase, type TestDatabase, uniqueTaskQueue } from '../support/test-env';
 import { runCli, tempConfigHome } from './cli-process';
+import { waitConnected as waitListening } from './listen-env';
 import { startTcpProxy } from './tcp-proxy';
 import { hasTmux, Terminal } from './tmux';
 
@@ -75,14 +76,7 @@ import { hasTmux, Terminal } from './tmux';
   };
 
   /** A fresh presence row: the CLI's subscription is open on the running API. */
-  const waitConnected = async (since: Date) => {
-    for (let i = 0; i < 300; i++) {
-      const { rows } = await pg.query('select count(*)::int as n from cli_sessions where connected_at > $1', [since]);
-      if (rows[0].n > 0) return;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error('the CLI never connected');
-  };
+  const waitConnected = (since: Date) => waitListening(pg, since);
 
   it('reconnects after a graceful stop (1012) and after kill -9, forever, and forwards the next event; --exit-after-disconnect gives up', async () => {
     let since = new Date();
@@ -127,27 +121,30 @@ import { hasTmux, Terminal } from './tmux';
     await term.waitFor('listen', /EXIT=0/);
   }, 180_000);
 
-  it('offers the events that arrived while it was away (skipped, not failed) and forwards them to this session on f', async () => {
+  for (const how of ['f', '--forward-missed'] as const) {
+  it(`offers the events that arrived while it was away (skipped, not failed) and forwards them to this session (${how})`, async () => {
+    const win = how === 'f' ? 'away-f' : 'away-auto';
     const proxy = await startTcpProxy(port);
     const home = tempConfigHome();
     try {
       expect(await runCli(['login', '--api-url', proxy.url], { XDG_CONFIG_HOME: home.home, RELAY_EMAIL: email, RELAY_PASSWORD: PASSWORD }).exited).toBe(0);
       const since = new Date();
-      term.run('away', ['listen', String(receiverPort), source.slug], { XDG_CONFIG_HOME: home.home });
-      await term.waitFor('away', /Ready! Forwarding/);
+      term.run(win, ['listen', String(receiverPort), source.slug, ...(how === 'f' ? [] : [how])], { XDG_CONFIG_HOME: home.home });
+      await term.waitFor(win, /Ready! Forwarding/);
       await waitConnected(since);
 
       // The network goes away (the API keeps running): two events arrive meanwhile.
       proxy.block(true);
       proxy.dropAll();
-      await term.waitFor('away', /connection lost \(1006[^)]*\): reconnecting…/);
+      await term.waitFor(win, /connection lost \(1006[^)]*\): reconnecting…/);
       // The API notices the cut socket and drops the presence row: no CLI is connected now.
       for (let i = 0; i < 100; i++) {
         const { rows } = await pg.query('select count(*)::int as n from cli_sessions where heartbeat_at > now() - interval \'15 seconds\'');
         if (rows[0].n === 0) break;
         await new Promise((r) => setTimeout(r, 100));
       }
-      const missed = [await ingest('{"away":1}'), await ingest('{"away":2}')];
+      const bodies = [`{"away":1,"how":"${how}"}`, `{"away":2,"how":"${how}"}`];
+      const missed = [await ingest(bodies[0]), await ingest(bodies[1])];
       for (let i = 0; i < 300; i++) {
         const { rows } = await pg.query('select status from deliveries where event_id = any($1::uuid[])', [missed]);
         if (rows.length === 2 && rows.every((r) => r.status === 'skipped')) break;
@@ -157,16 +154,22 @@ import { hasTmux, Terminal } from './tmux';
       expect(statuses).toEqual([expect.objectContaining({ status: 'skipped', dead_lettered_at: null }), expect.objectContaining({ status: 'skipped', dead_lettered_at: null })]);
 
       proxy.block(false);
-      await term.waitFor('away', /reconnected after \d+ s/);
-      await term.waitFor('away', /2 events arrived while you were away: press f to forward them/);
-      term.keys('away', 'f');
-      for (const id of missed) await term.waitFor('away', new RegExp(`200\\s+\\d+ ms\\s+${id}\\s+\\(replay\\)`));
-      expect(received).toEqual(expect.arrayContaining(['{"away":1}', '{"away":2}']));
-      term.keys('away', 'q');
-      await term.waitFor('away', /EXIT=0/);
+      await term.waitFor(win, /reconnected after \d+ s/);
+      if (how === 'f') {
+        await term.waitFor(win, /2 events arrived while you were away: press f to forward them/);
+        term.keys(win, 'f');
+      } else {
+        await term.waitFor(win, /forwarding 2 missed events/);
+        expect(term.screen(win)).not.toMatch(/press f/);
+      }
+      for (const id of missed) await term.waitFor(win, new RegExp(`200\\s+\\d+ ms\\s+${id}\\s+\\(replay\\)`));
+      expect(received).toEqual(expect.arrayContaining(bodies));
+      term.keys(win, 'q');
+      await term.waitFor(win, /EXIT=0/);
     } finally {
       await proxy.close();
       home.cleanup();
     }
   }, 120_000);
+  }
 });

@@ -45,6 +45,8 @@ export async function startServiceProcess(opts: {
       RELAY_DATA_DIR: dataDir,
       ...TEST_SECRETS,
       ...opts.env,
+      // Set when debugging a test: every service process it starts logs at this level.
+      ...(process.env.RELAY_TEST_SERVICE_LOG_LEVEL ? { LOG_LEVEL: process.env.RELAY_TEST_SERVICE_LOG_LEVEL } : {}),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
