@@ -268,7 +268,9 @@ export async function main(args: string[]): Promise<void> {
       },
       target: { events_per_s: 200, p99_ms: 100 },
     };
-    saveFigures(RESULTS, figures);
+    // The run before this one, for comparison (other work shares the machine: a figure means little without its load).
+    const previous = fs.existsSync(RESULTS) ? (JSON.parse(fs.readFileSync(RESULTS, 'utf8')) as Partial<typeof figures>) : null;
+    saveFigures(RESULTS, { ...figures, previous: previous && { ...previous, previous: undefined } });
     const met = (ok: boolean) => (ok ? 'met' : 'not met');
     writeMarkedSection(
       DOC,
@@ -281,6 +283,11 @@ export async function main(args: string[]): Promise<void> {
         '| what | events | forwarded | events/s | p50 ms | p90 ms | p99 ms | target |',
         '|---|---|---|---|---|---|---|---|',
         `| paced, 20 events/s${plain ? '' : ` (${filteredIds.length} of them filtered out on the server, ${filteredArrived} of those arrived)`} | ${pacedIds.length} | ${pacedArrived.length} | 20 | ${figures.paced.ingest_to_local_ms.p50} | ${figures.paced.ingest_to_local_ms.p90} | ${figures.paced.ingest_to_local_ms.p99} | p99 < 100 ms: ${met(figures.paced.ingest_to_local_ms.p99 < 100)} |`,
+        ...(previous?.paced
+          ? [
+              `| previous run (${previous.measured_at?.slice(0, 16)}, load ${previous.load_average_1m}, ${previous.session ?? 'plain session'}): paced | ${previous.paced.events} | ${previous.paced.forwarded} | 20 | ${previous.paced.ingest_to_local_ms.p50} | ${previous.paced.ingest_to_local_ms.p90} | ${previous.paced.ingest_to_local_ms.p99} | p99 < 100 ms: ${met(previous.paced.ingest_to_local_ms.p99 < 100)} |`,
+            ]
+          : []),
         `| burst (16 ingress requests at a time) | ${burst} | ${burstArrived.length} | ${figures.burst.forwarded_events_per_s} | | | | ≥ 200 events/s: ${met(figures.burst.forwarded_events_per_s >= 200)} |`,
         '',
         `Where the paced events' time went (p50 / p99 ms, from the rows' timestamps): ${Object.entries(figures.paced.stages_ms).map(([name, v]) => `${name} ${v.p50} / ${v.p99}`).join('; ')}.`,

@@ -1,9 +1,8 @@
 import { useState, type FormEvent } from 'react';
 import { gql } from 'urql';
-import { Can, ConfirmButton, ErrorMessage, Field, StatusBadge, Table } from '../components';
+import { BuilderFrame, Can, type Condition, ConditionsBuilder, conditionsProblem, ConfirmButton, ErrorMessage, Field, FieldError, fitsConditions, StatusBadge, Table, useBuilder } from '../components';
 import { useCan } from '../lib/session';
 import { useProjectMutation, useProjectQuery } from '../lib/hooks';
-import { parseJsonText, pretty } from '../lib/json-input';
 
 const FILTERS = gql`
   query FilterGroups($projectId: ID, $endpointId: ID!) {
@@ -27,8 +26,6 @@ interface FilterGroup {
   isEnabled: boolean;
   conditions: { field: string; operator: string; value: string }[];
 }
-
-const OPERATORS = 'eq, neq, contains, not_contains, exists, not_exists, regex';
 
 /** The endpoint's filter groups: an event that fails an enabled group is stored as `filtered` and not delivered. */
 export function EndpointFilters({ endpointId }: { endpointId: string }) {
@@ -83,17 +80,17 @@ export function EndpointFilters({ endpointId }: { endpointId: string }) {
 function NewFilterGroup({ endpointId, onCreated }: { endpointId: string; onCreated: () => void }) {
   const [name, setName] = useState('');
   const [logic, setLogic] = useState('AND');
-  const [conditions, setConditions] = useState(pretty([{ field: 'body.type', operator: 'eq', value: '' }]));
-  const [jsonError, setJsonError] = useState<string>();
+  const start: Condition[] = [{ field: 'body.type', operator: 'eq', value: '' }];
+  const conditions = useBuilder<Condition[]>(start, fitsConditions, conditionsProblem);
   const [state, create] = useProjectMutation(CREATE);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    const parsed = parseJsonText(conditions);
-    setJsonError(parsed.error);
+    const parsed = conditions.result();
     if (parsed.error) return;
-    const result = await create({ endpointId, input: { name, logic, isEnabled: true, conditions: parsed.value ?? [] } });
+    const result = await create({ endpointId, input: { name, logic, isEnabled: true, conditions: parsed.value } });
     if (!result.error) {
       setName('');
+      conditions.reset(start);
       onCreated();
     }
   };
@@ -112,10 +109,10 @@ function NewFilterGroup({ endpointId, onCreated }: { endpointId: string; onCreat
             </select>
           </Field>
         </div>
-        <Field label="Conditions (JSON)" field="conditions" error={state.error} hint={`[{ "field": "body.x" | "header.X-Name", "operator": ${OPERATORS}, "value" }]`}>
-          <textarea rows={5} value={conditions} onChange={(e) => setConditions(e.target.value)} />
-        </Field>
-        {jsonError && <div className="field-error">{jsonError}</div>}
+        <BuilderFrame label="Conditions" builder={conditions} hint='JSON: [{ "field": "body.x" | "header.X-Name", "operator", "value" }]'>
+          <ConditionsBuilder conditions={conditions.state.value} onChange={conditions.setValue} />
+        </BuilderFrame>
+        <FieldError error={state.error} field="conditions" />
         <ErrorMessage error={state.error} fields={['name', 'logic', 'conditions']} />
         <div className="row">
           <button type="submit" className="primary" disabled={state.fetching}>
