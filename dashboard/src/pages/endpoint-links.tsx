@@ -1,10 +1,9 @@
 import { useState, type FormEvent } from 'react';
 import { gql } from 'urql';
 import { Link } from 'wouter';
-import { Can, ConfirmButton, ErrorMessage, Field, Table } from '../components';
+import { BuilderFrame, Can, ConfirmButton, ErrorMessage, Field, FieldError, fitsRoutingRules, type RoutingRule, RulesBuilder, rulesProblem, Table, useBuilder } from '../components';
 import { useCan } from '../lib/session';
 import { useProjectMutation, useProjectQuery } from '../lib/hooks';
-import { parseJsonText } from '../lib/json-input';
 
 const LINKS = gql`
   query Links($projectId: ID, $endpointId: ID!) {
@@ -30,7 +29,7 @@ interface LinkRow {
   destinationId: string;
   templateId: string | null;
   transformId: string | null;
-  routingRules: unknown[];
+  routingRules: RoutingRule[];
 }
 interface LinksData {
   links: { data: LinkRow[] };
@@ -60,7 +59,21 @@ export function EndpointLinks({ endpointId }: { endpointId: string }) {
           { header: 'Destination', cell: (l) => <Link href={`/destinations/${l.destinationId}`}>{name(data?.destinations.data, l.destinationId)}</Link> },
           { header: 'Template', cell: (l) => name(data?.templates.data, l.templateId) },
           { header: 'Transform', cell: (l) => name(data?.transforms.data, l.transformId) },
-          { header: 'Routing rules', cell: (l) => l.routingRules.length, className: 'num' },
+          {
+            header: 'Routing rules',
+            className: 'wrap mono',
+            cell: (l) =>
+              l.routingRules.length === 0 ? (
+                <span className="muted">none</span>
+              ) : (
+                l.routingRules.map((r, i) => (
+                  <div key={i}>
+                    {`${r.name}: ${r.conditions.map((c) => `${c.field} ${c.operator} ${c.value}`.trim()).join(` ${r.logic} `) || 'always'}`}
+                    {` → ${name(data?.templates.data, r.template_id ?? null)} / ${name(data?.transforms.data, r.transform_id ?? null)}`}
+                  </div>
+                ))
+              ),
+          },
           ...(canWrite
             ? [
                 {
@@ -85,8 +98,7 @@ function LinkForm(props: { endpointId: string; data: LinksData; destinations: Li
   const [destinationId, setDestinationId] = useState('');
   const [templateId, setTemplateId] = useState('');
   const [transformId, setTransformId] = useState('');
-  const [rules, setRules] = useState('[]');
-  const [jsonError, setJsonError] = useState<string>();
+  const rules = useBuilder<RoutingRule[]>([], fitsRoutingRules, rulesProblem);
   const [state, create] = useProjectMutation(CREATE_LINK);
   if (destinations.length === 0) {
     return (
@@ -97,13 +109,13 @@ function LinkForm(props: { endpointId: string; data: LinksData; destinations: Li
   }
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    const parsed = parseJsonText(rules);
-    setJsonError(parsed.error);
+    const parsed = rules.result();
     if (parsed.error) return;
     const input = { destinationId: destinationId || destinations[0].id, templateId: templateId || undefined, transformId: transformId || undefined, routingRules: parsed.value ?? [] };
     const result = await create({ endpointId, input });
     if (!result.error) {
       setDestinationId('');
+      rules.reset([]);
       onLinked();
     }
   };
@@ -140,15 +152,10 @@ function LinkForm(props: { endpointId: string; data: LinksData; destinations: Li
           </select>
         </Field>
       </div>
-      <Field
-        label="Routing rules (JSON)"
-        field="routingRules"
-        error={state.error}
-        hint='Tried in order: [{ "name", "logic": "AND", "conditions": [{ "field", "operator", "value" }], "template_id"?, "transform_id"? }]'
-      >
-        <textarea rows={3} value={rules} onChange={(e) => setRules(e.target.value)} />
-      </Field>
-      {jsonError && <div className="field-error">{jsonError}</div>}
+      <BuilderFrame label="Routing rules" builder={rules} hint="Tried in order: the first whose conditions hold picks the template and transform; none holds: the link's own.">
+        <RulesBuilder kind="routing" rules={rules.state.value} onChange={rules.setValue} templates={data.templates.data} transforms={data.transforms.data} />
+      </BuilderFrame>
+      <FieldError error={state.error} field="routingRules" />
       <ErrorMessage error={state.error} fields={['destinationId', 'templateId', 'transformId', 'routingRules']} />
       <div className="row">
         <button type="submit" className="primary" disabled={state.fetching}>
