@@ -165,9 +165,20 @@ describeInBrowser('dashboard: endpoint and destination editors', () => {
     await page.getByRole('table', { name: 'Filters' }).getByText('body.type eq push').waitFor();
     await page.getByRole('table', { name: 'Filters' }).getByText('header.X-Env neq test').waitFor();
     await page.getByRole('table', { name: 'Linked destinations' }).getByText('prs: body.pull_request exists → PR template / —').waitFor();
+
+    // Editing a saved group opens the builder with its conditions; saving replaces them.
+    await page.getByRole('button', { name: 'Edit Pushes outside test' }).click();
+    const edit = page.getByRole('form', { name: 'Edit filter group Pushes outside test' });
+    expect(await edit.getByLabel('Condition 2 field').inputValue()).toBe('header.X-Env');
+    await edit.getByLabel('Condition 2 operator').selectOption('not_contains');
+    await edit.getByLabel('Condition 2 value').fill('stag');
+    await edit.getByRole('button', { name: 'Save filter group' }).click();
+    await page.getByRole('table', { name: 'Filters' }).getByText('header.X-Env not_contains stag').waitFor();
+    await page.reload();
+    await page.getByRole('table', { name: 'Filters' }).getByText('header.X-Env not_contains stag').waitFor();
     const saved = await gql('query ($p: ID, $e: ID!) { filterGroups(projectId: $p, endpointId: $e) { data { name logic conditions { field operator value } } } links(projectId: $p, endpointId: $e) { data { routingRules } } }', { e: endpointId });
     expect(saved.filterGroups.data).toEqual([
-      { name: 'Pushes outside test', logic: 'AND', conditions: [{ field: 'body.type', operator: 'eq', value: 'push' }, { field: 'header.X-Env', operator: 'neq', value: 'test' }] },
+      { name: 'Pushes outside test', logic: 'AND', conditions: [{ field: 'body.type', operator: 'eq', value: 'push' }, { field: 'header.X-Env', operator: 'not_contains', value: 'stag' }] },
     ]);
     expect(saved.links.data[0].routingRules).toEqual([
       { name: 'prs', logic: 'AND', conditions: [{ field: 'body.pull_request', operator: 'exists', value: '' }], template_id: template, transform_id: null },
