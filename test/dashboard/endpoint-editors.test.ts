@@ -176,12 +176,22 @@ describeInBrowser('dashboard: endpoint and destination editors', () => {
     await page.getByRole('table', { name: 'Filters' }).getByText('header.X-Env not_contains stag').waitFor();
     await page.reload();
     await page.getByRole('table', { name: 'Filters' }).getByText('header.X-Env not_contains stag').waitFor();
+
+    // A saved link's rules open in the builder too; saving replaces them.
+    await page.getByRole('button', { name: 'Edit rules of Chat' }).click();
+    const rulesForm = page.getByRole('form', { name: 'Routing rules of Chat' });
+    expect(await rulesForm.getByLabel('Rule 1 name').inputValue()).toBe('prs');
+    await rulesForm.getByLabel('Rule 1 name').fill('pull requests');
+    await rulesForm.getByRole('button', { name: 'Save routing rules' }).click();
+    await page.getByRole('table', { name: 'Linked destinations' }).getByText('pull requests: body.pull_request exists → PR template / —').waitFor();
+    await page.reload();
+    await page.getByRole('table', { name: 'Linked destinations' }).getByText('pull requests: body.pull_request exists → PR template / —').waitFor();
     const saved = await gql('query ($p: ID, $e: ID!) { filterGroups(projectId: $p, endpointId: $e) { data { name logic conditions { field operator value } } } links(projectId: $p, endpointId: $e) { data { routingRules } } }', { e: endpointId });
     expect(saved.filterGroups.data).toEqual([
       { name: 'Pushes outside test', logic: 'AND', conditions: [{ field: 'body.type', operator: 'eq', value: 'push' }, { field: 'header.X-Env', operator: 'not_contains', value: 'stag' }] },
     ]);
     expect(saved.links.data[0].routingRules).toEqual([
-      { name: 'prs', logic: 'AND', conditions: [{ field: 'body.pull_request', operator: 'exists', value: '' }], template_id: template, transform_id: null },
+      { name: 'pull requests', logic: 'AND', conditions: [{ field: 'body.pull_request', operator: 'exists', value: '' }], template_id: template, transform_id: null },
     ]);
   });
 

@@ -16,6 +16,11 @@ const LINKS = gql`
 const CREATE_LINK = gql`
   mutation CreateLink($projectId: ID, $endpointId: ID!, $input: LinkInput!) { createLink(projectId: $projectId, endpointId: $endpointId, input: $input) { id } }
 `;
+const UPDATE_LINK = gql`
+  mutation UpdateLink($projectId: ID, $endpointId: ID!, $destinationId: ID!, $input: LinkInput!) {
+    updateLink(projectId: $projectId, endpointId: $endpointId, destinationId: $destinationId, input: $input) { id }
+  }
+`;
 const DELETE_LINK = gql`
   mutation DeleteLink($projectId: ID, $endpointId: ID!, $destinationId: ID!) { deleteLink(projectId: $projectId, endpointId: $endpointId, destinationId: $destinationId) }
 `;
@@ -43,6 +48,7 @@ export function EndpointLinks({ endpointId }: { endpointId: string }) {
   const [{ data, error }, refetch] = useProjectQuery<LinksData>(LINKS, { endpointId });
   const [removed, remove] = useProjectMutation(DELETE_LINK);
   const canWrite = useCan('write');
+  const [editing, setEditing] = useState<LinkRow | null>(null);
   const reload = () => refetch({ requestPolicy: 'network-only' });
   const name = (list: Named[] | undefined, id: string | null) => (id ? (list?.find((x) => x.id === id)?.name ?? id) : '—');
   const links = data?.links.data ?? [];
@@ -79,15 +85,35 @@ export function EndpointLinks({ endpointId }: { endpointId: string }) {
                 {
                   header: '',
                   cell: (l: LinkRow) => (
-                    <ConfirmButton danger onConfirm={async () => { await remove({ endpointId, destinationId: l.destinationId }); reload(); }}>
-                      Unlink
-                    </ConfirmButton>
+                    <span className="row">
+                      <button type="button" className="small" aria-label={`Edit rules of ${name(data?.destinations.data, l.destinationId)}`} onClick={() => setEditing(l)}>
+                        Edit rules
+                      </button>
+                      <ConfirmButton danger onConfirm={async () => { await remove({ endpointId, destinationId: l.destinationId }); reload(); }}>
+                        Unlink
+                      </ConfirmButton>
+                    </span>
                   ),
                 },
               ]
             : []),
         ]}
       />
+      <Can permission="write">
+        {data && editing && (
+          <EditRoutingRules
+            key={editing.id}
+            endpointId={endpointId}
+            link={editing}
+            destinationName={name(data.destinations.data, editing.destinationId)}
+            data={data}
+            onDone={() => {
+              setEditing(null);
+              reload();
+            }}
+          />
+        )}
+      </Can>
       <Can permission="write">{data && <LinkForm endpointId={endpointId} data={data} destinations={unlinked} onLinked={reload} />}</Can>
     </>
   );
@@ -160,6 +186,36 @@ function LinkForm(props: { endpointId: string; data: LinksData; destinations: Li
       <div className="row">
         <button type="submit" className="primary" disabled={state.fetching}>
           Link destination
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** A saved link's routing rules in the builder; saving replaces them (`updateLink`). */
+function EditRoutingRules(props: { endpointId: string; link: LinkRow; destinationName: string; data: LinksData; onDone: () => void }) {
+  const { endpointId, link, destinationName, data, onDone } = props;
+  const rules = useBuilder<RoutingRule[]>(link.routingRules, fitsRoutingRules, rulesProblem);
+  const [state, update] = useProjectMutation(UPDATE_LINK);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const parsed = rules.result();
+    if (parsed.error) return;
+    const result = await update({ endpointId, destinationId: link.destinationId, input: { routingRules: parsed.value } });
+    if (!result.error) onDone();
+  };
+  return (
+    <form className="card form" onSubmit={submit} aria-label={`Routing rules of ${destinationName}`}>
+      <BuilderFrame label={`Routing rules of ${destinationName}`} builder={rules}>
+        <RulesBuilder kind="routing" rules={rules.state.value} onChange={rules.setValue} templates={data.templates.data} transforms={data.transforms.data} />
+      </BuilderFrame>
+      <ErrorMessage error={state.error} />
+      <div className="row">
+        <button type="submit" className="primary" disabled={state.fetching}>
+          Save routing rules
+        </button>
+        <button type="button" onClick={onDone}>
+          Cancel
         </button>
       </div>
     </form>
