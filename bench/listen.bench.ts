@@ -49,6 +49,10 @@ const stopChild = (child: ChildProcess) => () => {
   return new Promise((r) => child.once('exit', r));
 };
 
+/** `, with RELAY_X=1`: settings the run was given, for the docs. */
+const settingsText = (settings: Record<string, string | undefined> | undefined) =>
+  settings && Object.keys(settings).length > 0 ? `, with ${Object.entries(settings).map(([k, v]) => `${k}=${v}`).join(' ')}` : '';
+
 function arg(args: string[], name: string, fallback: number): number {
   const i = args.indexOf(name);
   return i >= 0 ? Number(args[i + 1]) : fallback;
@@ -240,6 +244,8 @@ export async function main(args: string[]): Promise<void> {
       node: process.version,
       load_average_1m: Number(os.loadavg()[0].toFixed(1)),
       session: plain ? 'plain' : `signed, routed, filtered: ${session.join(' ')}`,
+      /** Dispatch settings given to `relay start` (defaults otherwise: docs/delivery.md "Capacity and isolation"). */
+      settings: Object.fromEntries(Object.entries(process.env).filter(([k]) => /^RELAY_(DISPATCH_|DESTINATION_MAX_CONCURRENCY)/.test(k))),
       paced: {
         events: paced,
         rate_per_s: 20,
@@ -268,7 +274,9 @@ export async function main(args: string[]): Promise<void> {
       },
       target: { events_per_s: 200, p99_ms: 100 },
     };
-    saveFigures(RESULTS, figures);
+    // The run before this one, for comparison (other work shares the machine: a figure means little without its load).
+    const previous = fs.existsSync(RESULTS) ? (JSON.parse(fs.readFileSync(RESULTS, 'utf8')) as Partial<typeof figures>) : null;
+    saveFigures(RESULTS, { ...figures, previous: previous && { ...previous, previous: undefined } });
     const met = (ok: boolean) => (ok ? 'met' : 'not met');
     writeMarkedSection(
       DOC,
@@ -276,11 +284,16 @@ export async function main(args: string[]): Promise<void> {
       [
         '## `relay listen` end to end (`npm run bench:listen`)',
         '',
-        `\`relay start\` (embedded PostgreSQL, Temporal dev server, API + worker in one process), \`relay login\` and \`relay listen <port> <slug> --output json${plain ? '' : ` ${session.map((a) => (a.includes(' ') ? `'${a}'` : a)).join(' ')}`}\` as child processes, and a local receiver answering 200, all on one machine (${figures.machine}, ${figures.node}, 1-minute load average ${figures.load_average_1m} at the end; other work shares it). Latency is ingress request sent → the local receiver has the event: ingress, outbox, a Temporal workflow and its activity, the hand-off to the API holding the subscription, the CLI's local POST. Figures from ${figures.measured_at.slice(0, 10)}.`,
+        `\`relay start\` (embedded PostgreSQL, Temporal dev server, API + worker in one process), \`relay login\` and \`relay listen <port> <slug> --output json${plain ? '' : ` ${session.map((a) => (a.includes(' ') ? `'${a}'` : a)).join(' ')}`}\` as child processes${settingsText(figures.settings)}, and a local receiver answering 200, all on one machine (${figures.machine}, ${figures.node}, 1-minute load average ${figures.load_average_1m} at the end; other work shares it). Latency is ingress request sent → the local receiver has the event: ingress, outbox, a Temporal workflow and its activity, the hand-off to the API holding the subscription, the CLI's local POST. Figures from ${figures.measured_at.slice(0, 10)}.`,
         '',
         '| what | events | forwarded | events/s | p50 ms | p90 ms | p99 ms | target |',
         '|---|---|---|---|---|---|---|---|',
         `| paced, 20 events/s${plain ? '' : ` (${filteredIds.length} of them filtered out on the server, ${filteredArrived} of those arrived)`} | ${pacedIds.length} | ${pacedArrived.length} | 20 | ${figures.paced.ingest_to_local_ms.p50} | ${figures.paced.ingest_to_local_ms.p90} | ${figures.paced.ingest_to_local_ms.p99} | p99 < 100 ms: ${met(figures.paced.ingest_to_local_ms.p99 < 100)} |`,
+        ...(previous?.paced
+          ? [
+              `| previous run (${previous.measured_at?.slice(0, 16)}, load ${previous.load_average_1m}, ${previous.session ?? 'plain session'}${settingsText(previous.settings)}): paced | ${previous.paced.matching ?? previous.paced.events} | ${previous.paced.forwarded} | 20 | ${previous.paced.ingest_to_local_ms.p50} | ${previous.paced.ingest_to_local_ms.p90} | ${previous.paced.ingest_to_local_ms.p99} | p99 < 100 ms: ${met(previous.paced.ingest_to_local_ms.p99 < 100)} |`,
+            ]
+          : []),
         `| burst (16 ingress requests at a time) | ${burst} | ${burstArrived.length} | ${figures.burst.forwarded_events_per_s} | | | | ≥ 200 events/s: ${met(figures.burst.forwarded_events_per_s >= 200)} |`,
         '',
         `Where the paced events' time went (p50 / p99 ms, from the rows' timestamps): ${Object.entries(figures.paced.stages_ms).map(([name, v]) => `${name} ${v.p50} / ${v.p99}`).join('; ')}.`,

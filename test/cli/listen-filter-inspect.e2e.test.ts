@@ -4,14 +4,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { Client } from 'pg';
 import { FILTERED_BY_SESSION } from '../../src/cli-sessions/cli-limits';
-import { PASSWORD, uniqueEmail } from '../support/accounts';
-import { rest } from '../support/api';
-import { hubSignature, postHook } from '../support/ingress-helpers';
-import { type ServiceProcess, startServiceProcess } from '../support/service-process';
-import { createTestDatabase, type TestDatabase } from '../support/test-env';
-import { runCli, tempConfigHome } from './cli-process';
+import { runCli } from './cli-process';
+import { type ListenEnv, startListenEnv, waitConnected as waitListening } from './listen-env';
 import { hasTmux, Terminal } from './tmux';
 
 interface Received {
@@ -41,48 +36,24 @@ async function receiver(): Promise<{ port: number; received: Received[]; close()
  * and are not failures), and the inspect keys ↑/↓, d, o with `--output json` detail.
  */
 (hasTmux ? describe : describe.skip)('relay listen filters and inspect', () => {
-  let db: TestDatabase;
-  let service: ServiceProcess;
-  let pg: Client;
-  const config = tempConfigHome();
+  let le: ListenEnv;
   const term = new Terminal();
-  let source: { slug: string; secret: string };
-  const env = () => ({ XDG_CONFIG_HOME: config.home });
+  let source: ListenEnv['source'];
+  let pg: ListenEnv['pg'];
+  let service: ListenEnv['service'];
+  const env = () => le.env();
+  const ingest = (body: string, eventType: string, headers: Record<string, string> = {}) => le.ingest(body, eventType, headers);
+  const waitConnected = (since: Date) => waitListening(pg, since);
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    service = await startServiceProcess({ databaseUrl: db.url });
-    pg = new Client({ connectionString: db.url });
-    await pg.connect();
-    const email = uniqueEmail('filters');
-    const token = (await rest(service.baseUrl, 'POST', '/v1/auth/signup', { body: { email, password: PASSWORD } })).body.access_token;
-    const endpoint = await rest(service.baseUrl, 'POST', '/v1/endpoints', { token, body: { name: 'Repo', slug: `repo-${Date.now()}` } });
-    source = { slug: endpoint.body.slug, secret: endpoint.body.signing_secret };
-    expect(await runCli(['login', '--api-url', service.baseUrl], { ...env(), RELAY_EMAIL: email, RELAY_PASSWORD: PASSWORD }).exited).toBe(0);
+    le = await startListenEnv('repo');
+    ({ source, pg, service } = le);
   }, 120_000);
 
   afterAll(async () => {
     term.close();
-    await pg?.end();
-    await service?.stop();
-    await db?.drop();
-    config.cleanup();
+    await le?.close();
   });
-
-  const ingest = async (body: string, eventType: string, headers: Record<string, string> = {}) => {
-    const res = await postHook(service.baseUrl, source.slug, body, { ...hubSignature(source.secret, body), 'X-Event-Type': eventType, ...headers });
-    expect(res.status).toBe(202);
-    return res.body.event_id!;
-  };
-
-  const waitConnected = async (since: Date) => {
-    for (let i = 0; i < 300; i++) {
-      const { rows } = await pg.query('select count(*)::int as n from cli_sessions where connected_at > $1', [since]);
-      if (rows[0].n > 0) return;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error('the CLI never connected');
-  };
 
   /** The deliveries of an event to `cli` destinations, once none is still queued or retrying (at most 30 s). */
   const cliDeliveries = async (eventId: string) => {

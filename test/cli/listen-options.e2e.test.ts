@@ -6,14 +6,10 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { Client } from 'pg';
-import { PASSWORD, uniqueEmail } from '../support/accounts';
 import { rest } from '../support/api';
 import { freePort } from '../support/free-port';
-import { hubSignature, postHook } from '../support/ingress-helpers';
-import { type ServiceProcess, startServiceProcess } from '../support/service-process';
-import { createTestDatabase, type TestDatabase } from '../support/test-env';
 import { runCli, tempConfigHome } from './cli-process';
+import { type ListenEnv, startListenEnv, waitConnected as waitListening } from './listen-env';
 import { hasTmux, Terminal } from './tmux';
 
 interface Received {
@@ -38,50 +34,25 @@ const record = (into: Received[]) => (req: http.IncomingMessage, res: http.Serve
  * X-Forwarded-Host and --insecure.
  */
 (hasTmux ? describe : describe.skip)('relay listen options', () => {
-  let db: TestDatabase;
-  let service: ServiceProcess;
-  let pg: Client;
-  const config = tempConfigHome();
+  let le: ListenEnv;
+  let service: ListenEnv['service'];
   const term = new Terminal();
-  let source: { slug: string; secret: string };
-  let user: { email: string; token: string };
-  const env = () => ({ XDG_CONFIG_HOME: config.home });
+  let source: ListenEnv['source'];
+  let user: ListenEnv['user'];
+  const env = () => le.env();
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    service = await startServiceProcess({ databaseUrl: db.url });
-    pg = new Client({ connectionString: db.url });
-    await pg.connect();
-    const email = uniqueEmail('options');
-    const token = (await rest(service.baseUrl, 'POST', '/v1/auth/signup', { body: { email, password: PASSWORD } })).body.access_token;
-    const endpoint = await rest(service.baseUrl, 'POST', '/v1/endpoints', { token, body: { name: 'Shop', slug: `shop-${Date.now()}` } });
-    source = { slug: endpoint.body.slug, secret: endpoint.body.signing_secret };
-    user = { email, token };
-    expect(await runCli(['login', '--api-url', service.baseUrl], { ...env(), RELAY_EMAIL: email, RELAY_PASSWORD: PASSWORD }).exited).toBe(0);
+    le = await startListenEnv('shop');
+    ({ service, source, user } = le);
   }, 120_000);
 
   afterAll(async () => {
     term.close();
-    await pg?.end();
-    await service?.stop();
-    await db?.drop();
-    config.cleanup();
+    await le?.close();
   });
 
-  const ingest = async (body: string, eventType: string) => {
-    const res = await postHook(service.baseUrl, source.slug, body, { ...hubSignature(source.secret, body), 'X-Event-Type': eventType });
-    expect(res.status).toBe(202);
-    return res.body.event_id!;
-  };
-
-  const waitConnected = async (since: Date) => {
-    for (let i = 0; i < 300; i++) {
-      const { rows } = await pg.query('select count(*)::int as n from cli_sessions where connected_at > $1', [since]);
-      if (rows[0].n > 0) return;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error('the CLI never connected');
-  };
+  const ingest = (body: string, eventType: string) => le.ingest(body, eventType);
+  const waitConnected = (since: Date) => waitListening(le.pg, since);
 
   const printSecret = async () => {
     const run = runCli(['listen', '--print-secret', source.slug], env());

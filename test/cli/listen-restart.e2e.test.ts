@@ -8,6 +8,7 @@ import { hubSignature, postHook } from '../support/ingress-helpers';
 import { type ServiceProcess, startServiceProcess } from '../support/service-process';
 import { createTestDatabase, type TestDatabase, uniqueTaskQueue } from '../support/test-env';
 import { runCli, tempConfigHome } from './cli-process';
+import { waitConnected as waitListening } from './listen-env';
 import { startTcpProxy } from './tcp-proxy';
 import { hasTmux, Terminal } from './tmux';
 
@@ -75,14 +76,7 @@ import { hasTmux, Terminal } from './tmux';
   };
 
   /** A fresh presence row: the CLI's subscription is open on the running API. */
-  const waitConnected = async (since: Date) => {
-    for (let i = 0; i < 300; i++) {
-      const { rows } = await pg.query('select count(*)::int as n from cli_sessions where connected_at > $1', [since]);
-      if (rows[0].n > 0) return;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error('the CLI never connected');
-  };
+  const waitConnected = (since: Date) => waitListening(pg, since);
 
   it('reconnects after a graceful stop (1012) and after kill -9, forever, and forwards the next event; --exit-after-disconnect gives up', async () => {
     let since = new Date();

@@ -34,10 +34,12 @@ export interface RollingResult {
   sent: number;
   /** 202 answers: events the relay took responsibility for. */
   acknowledged: number;
-  /** Acknowledged events with no stored row, or whose delivery did not succeed. */
+  /** Acknowledged events with no stored row, or whose delivery ended other than in success. */
   lost: number;
-  /** Deliveries not in a terminal state when the run ended. */
+  /** Acknowledged events whose delivery was not terminal yet when the run stopped waiting (still queued: not lost). */
   notTerminal: number;
+  /** Whether every delivery was terminal before `settleTimeoutMs` (else `deliveredWithinMs` is when the run gave up). */
+  settled: boolean;
   statuses: Record<string, number>;
   /** 5xx answers, from any process, and from processes that had begun draining. */
   answers5xx: number;
@@ -46,6 +48,8 @@ export interface RollingResult {
   servedWhileDraining: number;
   /** Requests that got no HTTP answer (connection refused or reset): not acknowledged, a client retries them. */
   connectionErrors: number;
+  /** Answers other than 202 and 5xx, by status (e.g. 429 when the rate passes the plan's ingress cap). */
+  otherAnswers: Record<string, number>;
   /** Requests the receiver got beyond one per acknowledged event, and why. */
   duplicates: number;
   duplicatesExplained: string[];
@@ -72,6 +76,8 @@ export async function runRollingDeploy(opts: RollingOptions): Promise<RollingRes
   const env = { RELAY_DRAIN_DELAY_MS: String(opts.drainDelayMs), ...opts.env };
   const receiver = await startReceiver();
   const scene = await createScene(opts.container);
+  // The Growth plan: its ingress cap (600/s per endpoint) is above any rate run here; Free's 60/s would answer 429 above it.
+  await sql(opts.container, `update organizations set plan = 'growth' where id = ?`, [scene.organization.id]);
   await scene.destination(`${receiver.url}/hook`);
 
   const startApi = async (name: string): Promise<ApiSlot> => ({
@@ -109,11 +115,13 @@ export async function runRollingDeploy(opts: RollingOptions): Promise<RollingRes
     acknowledged: 0,
     lost: 0,
     notTerminal: 0,
+    settled: false,
     statuses: {},
     answers5xx: 0,
     answers5xxWhileDraining: 0,
     servedWhileDraining: 0,
     connectionErrors: 0,
+    otherAnswers: {},
     duplicates: 0,
     duplicatesExplained: [],
     restarts: [],
@@ -138,6 +146,7 @@ export async function runRollingDeploy(opts: RollingOptions): Promise<RollingRes
           log(`5xx from ${slot.name}${slot.draining ? ' (draining)' : ''}: ${res.status} ${JSON.stringify(res.body)}`);
         }
         if (res.status === 202 && res.body.event_id) acknowledged.set(seq, res.body.event_id);
+        else if (res.status < 500) result.otherAnswers[res.status] = (result.otherAnswers[res.status] ?? 0) + 1;
       })
       .catch((err: Error) => {
         result.connectionErrors += 1;
@@ -222,9 +231,11 @@ export async function runRollingDeploy(opts: RollingOptions): Promise<RollingRes
   }
   result.deliveredWithinMs = Math.round(performance.now() - trafficEnd);
   for (const r of rows) result.statuses[r.status ?? 'no delivery'] = (result.statuses[r.status ?? 'no delivery'] ?? 0) + 1;
-  result.notTerminal = rows.filter((r) => !r.status || r.status === 'queued' || r.status === 'retrying').length;
+  const open = new Set(rows.filter((r) => !r.status || r.status === 'queued' || r.status === 'retrying').map((r) => r.event_id));
+  result.notTerminal = open.size;
+  result.settled = open.size === 0 && rows.length >= ids.length;
   const succeeded = new Set(rows.filter((r) => r.status === 'success').map((r) => r.event_id));
-  result.lost = ids.filter((id) => !succeeded.has(id)).length;
+  result.lost = ids.filter((id) => !succeeded.has(id) && !open.has(id)).length;
 
   // Duplicates at the receiver, and where each came from (the attempts recorded for its delivery).
   const bySeq = new Map<number, number>();

@@ -7,3 +7,17 @@ export { Pager, useCursorPager } from './pager';
 export { Can } from './can';
 export { LiveIndicator } from './live-indicator';
 export { HEALTH_FIELDS, HealthBadge, HealthCard, p95, successRate, type Health } from './health';
+export {
+  BuilderFrame,
+  ConditionsBuilder,
+  RulesBuilder,
+  conditionsProblem,
+  fitsConditions,
+  fitsRoutingRules,
+  fitsTypingRules,
+  rulesProblem,
+  useBuilder,
+  type Condition,
+  type RoutingRule,
+  type TypingRule,
+} from './rule-builders';

@@ -26,7 +26,7 @@ export function Table<Row>(props: {
           <tr>
             {columns.map((c, i) => (
               <th key={i} className={c.className}>
-                {c.header}
+                {c.header === '' ? <span className="sr-only">Actions</span> : c.header}
               </th>
             ))}
           </tr>

@@ -1,9 +1,8 @@
 import { useState, type FormEvent } from 'react';
 import { gql } from 'urql';
-import { Can, ConfirmButton, ErrorMessage, Field, StatusBadge, Table } from '../components';
+import { BuilderFrame, Can, type Condition, ConditionsBuilder, conditionsProblem, ConfirmButton, ErrorMessage, Field, FieldError, fitsConditions, StatusBadge, Table, useBuilder } from '../components';
 import { useCan } from '../lib/session';
 import { useProjectMutation, useProjectQuery } from '../lib/hooks';
-import { parseJsonText, pretty } from '../lib/json-input';
 
 const FILTERS = gql`
   query FilterGroups($projectId: ID, $endpointId: ID!) {
@@ -28,14 +27,13 @@ interface FilterGroup {
   conditions: { field: string; operator: string; value: string }[];
 }
 
-const OPERATORS = 'eq, neq, contains, not_contains, exists, not_exists, regex';
-
 /** The endpoint's filter groups: an event that fails an enabled group is stored as `filtered` and not delivered. */
 export function EndpointFilters({ endpointId }: { endpointId: string }) {
   const [{ data, error }, refetch] = useProjectQuery<{ filterGroups: { data: FilterGroup[] } }>(FILTERS, { endpointId });
   const [changed, update] = useProjectMutation(UPDATE);
   const [removed, remove] = useProjectMutation(DELETE);
   const canWrite = useCan('write');
+  const [editing, setEditing] = useState<FilterGroup | null>(null);
   const reload = () => refetch({ requestPolicy: 'network-only' });
   return (
     <>
@@ -60,6 +58,9 @@ export function EndpointFilters({ endpointId }: { endpointId: string }) {
                   header: '',
                   cell: (g: FilterGroup) => (
                     <span className="row">
+                      <button type="button" className="small" aria-label={`Edit ${g.name}`} onClick={() => setEditing(g)}>
+                        Edit
+                      </button>
                       <button type="button" className="small" onClick={async () => { await update({ endpointId, id: g.id, input: { isEnabled: !g.isEnabled } }); reload(); }}>
                         {g.isEnabled ? 'Disable' : 'Enable'}
                       </button>
@@ -74,55 +75,82 @@ export function EndpointFilters({ endpointId }: { endpointId: string }) {
         ]}
       />
       <Can permission="write">
-        <NewFilterGroup endpointId={endpointId} onCreated={reload} />
+        {editing ? (
+          <div className="card">
+            <FilterGroupForm
+              key={editing.id}
+              endpointId={endpointId}
+              group={editing}
+              onSaved={() => {
+                setEditing(null);
+                reload();
+              }}
+              onCancel={() => setEditing(null)}
+            />
+          </div>
+        ) : (
+          <details className="card">
+            <summary>New filter group</summary>
+            <FilterGroupForm endpointId={endpointId} onSaved={reload} />
+          </details>
+        )}
       </Can>
     </>
   );
 }
 
-function NewFilterGroup({ endpointId, onCreated }: { endpointId: string; onCreated: () => void }) {
-  const [name, setName] = useState('');
-  const [logic, setLogic] = useState('AND');
-  const [conditions, setConditions] = useState(pretty([{ field: 'body.type', operator: 'eq', value: '' }]));
-  const [jsonError, setJsonError] = useState<string>();
-  const [state, create] = useProjectMutation(CREATE);
+const START: Condition[] = [{ field: 'body.type', operator: 'eq', value: '' }];
+
+/** Creates a filter group, or with `group` edits its name, logic and conditions (the update replaces the whole list). */
+function FilterGroupForm(props: { endpointId: string; group?: FilterGroup; onSaved: () => void; onCancel?: () => void }) {
+  const { endpointId, group, onSaved, onCancel } = props;
+  const [name, setName] = useState(group?.name ?? '');
+  const [logic, setLogic] = useState(group?.logic ?? 'AND');
+  const conditions = useBuilder<Condition[]>(group?.conditions ?? START, fitsConditions, conditionsProblem);
+  const [created, create] = useProjectMutation(CREATE);
+  const [updated, update] = useProjectMutation(UPDATE);
+  const state = group ? updated : created;
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    const parsed = parseJsonText(conditions);
-    setJsonError(parsed.error);
+    const parsed = conditions.result();
     if (parsed.error) return;
-    const result = await create({ endpointId, input: { name, logic, isEnabled: true, conditions: parsed.value ?? [] } });
-    if (!result.error) {
+    const input = { name, logic, conditions: parsed.value };
+    const result = group ? await update({ endpointId, id: group.id, input }) : await create({ endpointId, input: { ...input, isEnabled: true } });
+    if (result.error) return;
+    if (!group) {
       setName('');
-      onCreated();
+      conditions.reset(START);
     }
+    onSaved();
   };
   return (
-    <details className="card">
-      <summary>New filter group</summary>
-      <form className="form" onSubmit={submit} aria-label="New filter group">
-        <div className="filters">
-          <Field label="Name" field="name" error={state.error}>
-            <input value={name} required onChange={(e) => setName(e.target.value)} />
-          </Field>
-          <Field label="Logic" field="logic" error={state.error}>
-            <select value={logic} onChange={(e) => setLogic(e.target.value)}>
-              <option>AND</option>
-              <option>OR</option>
-            </select>
-          </Field>
-        </div>
-        <Field label="Conditions (JSON)" field="conditions" error={state.error} hint={`[{ "field": "body.x" | "header.X-Name", "operator": ${OPERATORS}, "value" }]`}>
-          <textarea rows={5} value={conditions} onChange={(e) => setConditions(e.target.value)} />
+    <form className="form" onSubmit={submit} aria-label={group ? `Edit filter group ${group.name}` : 'New filter group'}>
+      <div className="filters">
+        <Field label="Name" field="name" error={state.error}>
+          <input value={name} required onChange={(e) => setName(e.target.value)} />
         </Field>
-        {jsonError && <div className="field-error">{jsonError}</div>}
-        <ErrorMessage error={state.error} fields={['name', 'logic', 'conditions']} />
-        <div className="row">
-          <button type="submit" className="primary" disabled={state.fetching}>
-            Add filter group
+        <Field label="Logic" field="logic" error={state.error}>
+          <select value={logic} onChange={(e) => setLogic(e.target.value)}>
+            <option>AND</option>
+            <option>OR</option>
+          </select>
+        </Field>
+      </div>
+      <BuilderFrame label="Conditions" builder={conditions} hint='JSON: [{ "field": "body.x" | "header.X-Name", "operator", "value" }]'>
+        <ConditionsBuilder conditions={conditions.state.value} onChange={conditions.setValue} />
+      </BuilderFrame>
+      <FieldError error={state.error} field="conditions" />
+      <ErrorMessage error={state.error} fields={['name', 'logic', 'conditions']} />
+      <div className="row">
+        <button type="submit" className="primary" disabled={state.fetching}>
+          {group ? 'Save filter group' : 'Add filter group'}
+        </button>
+        {onCancel && (
+          <button type="button" onClick={onCancel}>
+            Cancel
           </button>
-        </div>
-      </form>
-    </details>
+        )}
+      </div>
+    </form>
   );
 }

@@ -1,10 +1,33 @@
 import { useState, type FormEvent } from 'react';
 import { gql } from 'urql';
 import { Link, useParams } from 'wouter';
-import { Can, ConfirmButton, CopyButton, ErrorMessage, Field, type Health, HEALTH_FIELDS, HealthCard, JsonView, KeyValues, LiveIndicator, Page, SecretOnce, StatusBadge, Table, Time } from '../components';
+import {
+  BuilderFrame,
+  Can,
+  ConfirmButton,
+  CopyButton,
+  ErrorMessage,
+  Field,
+  FieldError,
+  fitsTypingRules,
+  type Health,
+  HEALTH_FIELDS,
+  HealthCard,
+  JsonView,
+  KeyValues,
+  LiveIndicator,
+  Page,
+  RulesBuilder,
+  rulesProblem,
+  SecretOnce,
+  StatusBadge,
+  Table,
+  Time,
+  type TypingRule,
+  useBuilder,
+} from '../components';
 import { useOnReconnect } from '../lib/connection';
 import { useProjectMutation, useProjectQuery, useProjectSubscription } from '../lib/hooks';
-import { parseJsonText, pretty } from '../lib/json-input';
 import { EVENT_ROW_FIELDS, type EventRow } from '../lib/types';
 import { providerLabel, signedCurl } from '../lib/providers';
 import { EndpointFilters } from './endpoint-filters';
@@ -170,14 +193,12 @@ function SettingsForm({ endpoint }: { endpoint: EndpointDetail }) {
   const [slug, setSlug] = useState(endpoint.slug);
   const [eventTypePath, setEventTypePath] = useState(endpoint.eventTypePath ?? '');
   const [eventTypeHeader, setEventTypeHeader] = useState(endpoint.eventTypeHeader ?? '');
-  const [typingRules, setTypingRules] = useState(pretty(endpoint.typingRules));
-  const [jsonError, setJsonError] = useState<string>();
+  const typingRules = useBuilder<TypingRule[]>(endpoint.typingRules as TypingRule[], fitsTypingRules, rulesProblem);
   const [saved, setSaved] = useState(false);
   const [state, update] = useProjectMutation(UPDATE);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    const rules = parseJsonText(typingRules);
-    setJsonError(rules.error);
+    const rules = typingRules.result();
     if (rules.error) return;
     const result = await update({
       id: endpoint.id,
@@ -200,15 +221,10 @@ function SettingsForm({ endpoint }: { endpoint: EndpointDetail }) {
       <Field label="Event type header" field="eventTypeHeader" error={state.error} hint="Used when the path gives nothing, e.g. X-Event-Type.">
         <input value={eventTypeHeader} onChange={(e) => setEventTypeHeader(e.target.value)} />
       </Field>
-      <Field
-        label="Typing rules (JSON)"
-        field="typingRules"
-        error={state.error}
-        hint='Up to 10: [{ "name", "logic": "AND", "conditions": [{ "field", "operator", "value" }], "parts": [{ "literal" } | { "path" }], "separator" }]'
-      >
-        <textarea rows={6} value={typingRules} onChange={(e) => setTypingRules(e.target.value)} />
-      </Field>
-      {jsonError && <div className="field-error">{jsonError}</div>}
+      <BuilderFrame label="Typing rules" builder={typingRules} hint="Up to 10, tried in order: the first whose conditions hold names the event type from its parts.">
+        <RulesBuilder kind="typing" rules={typingRules.state.value} onChange={typingRules.setValue} />
+      </BuilderFrame>
+      <FieldError error={state.error} field="typingRules" />
       <ErrorMessage error={state.error} fields={fields} />
       <div className="row">
         <button type="submit" className="primary" disabled={state.fetching}>

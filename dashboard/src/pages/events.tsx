@@ -10,8 +10,8 @@ import { type BulkFilter, BulkActionPanel } from './bulk-action';
 import { isoToLocalInput, localInputToIso, urlCursorPager, useUrlState } from '../lib/url-state';
 
 const EVENTS = gql`
-  query Events($projectId: ID, $cursor: String, $limit: Int!, $endpointId: ID, $destinationId: ID, $eventTypePrefix: String, $outcome: String, $responseClass: String, $createdAfter: String, $createdBefore: String) {
-    events(projectId: $projectId, cursor: $cursor, limit: $limit, endpointId: $endpointId, destinationId: $destinationId, eventTypePrefix: $eventTypePrefix, outcome: $outcome, responseClass: $responseClass, createdAfter: $createdAfter, createdBefore: $createdBefore) {
+  query Events($projectId: ID, $cursor: String, $limit: Int!, $endpointId: ID, $destinationId: ID, $eventTypePrefix: String, $outcome: String, $responseClass: String, $createdAfter: String, $createdBefore: String, $contains: String, $q: String) {
+    events(projectId: $projectId, cursor: $cursor, limit: $limit, endpointId: $endpointId, destinationId: $destinationId, eventTypePrefix: $eventTypePrefix, outcome: $outcome, responseClass: $responseClass, createdAfter: $createdAfter, createdBefore: $createdBefore, contains: $contains, q: $q) {
       data { ${EVENT_ROW_FIELDS} }
       nextCursor
     }
@@ -34,7 +34,7 @@ const EVENT_OUTCOME = gql`
 `;
 
 /** Every filter lives in the URL (deep links; a reload keeps the view). */
-const KEYS = ['endpoint', 'destination', 'outcome', 'code', 'type', 'after', 'before', 'limit', 'cursors'] as const;
+const KEYS = ['endpoint', 'destination', 'outcome', 'code', 'type', 'after', 'before', 'search', 'limit', 'cursors'] as const;
 type Filters = Record<(typeof KEYS)[number], string>;
 
 const OUTCOMES: [string, string][] = [
@@ -61,7 +61,7 @@ function accepts(event: EventRow, f: Filters): boolean {
   if (f.endpoint && event.endpointId !== f.endpoint) return false;
   if (f.type && !event.eventType.startsWith(f.type)) return false;
   if (f.outcome && f.outcome !== event.outcome) return false;
-  if (f.destination || f.code || f.before) return false;
+  if (f.destination || f.code || f.before || f.search) return false;
   if (f.after && Date.parse(event.createdAt) < Date.parse(f.after)) return false;
   return true;
 }
@@ -88,6 +88,7 @@ export function EventsPage() {
     responseClass: filters.code || undefined,
     createdAfter: filters.after || undefined,
     createdBefore: filters.before || undefined,
+    ...searchArgs(filters.search),
   });
   const [{ data: options }] = useProjectQuery<{ endpoints: { data: EndpointRef[] }; destinations: { data: { id: string; name: string }[] } }>(FILTER_OPTIONS);
   const onFirstPage = pager.page === 1;
@@ -116,12 +117,8 @@ export function EventsPage() {
     setUrl({ ...patch, cursors: '' });
     setLive([]);
   };
-  // The type box queries once typing pauses, not on every key.
-  const [typeText, setTypeText] = useState(filters.type);
-  useEffect(() => {
-    const t = setTimeout(() => typeText.trim() !== filters.type && change({ type: typeText.trim() }), 300);
-    return () => clearTimeout(t);
-  }, [typeText]); // only typing restarts the timer
+  const [typeText, setTypeText] = useDebouncedText(filters.type, (type) => change({ type }));
+  const [searchText, setSearchText] = useDebouncedText(filters.search, (search) => change({ search }));
   const fetched = data?.events.data ?? [];
   const fetchedIds = new Set(fetched.map((e) => e.id));
   const liveRows = onFirstPage ? live.filter((e) => !fetchedIds.has(e.id)) : [];
@@ -138,6 +135,16 @@ export function EventsPage() {
       }
     >
       <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filters">
+        <label className="field search-field">
+          <span className="field-label">Search payloads and headers</span>
+          <input
+            type="search"
+            placeholder='text, or JSON such as {"repository":{"name":"relay"}}'
+            value={searchText}
+            onChange={(e) => setSearchText(e.target.value)}
+            className={isJsonSearch(searchText) ? 'mono' : undefined}
+          />
+        </label>
         <Select label="Endpoint" value={filters.endpoint} onChange={(endpoint) => change({ endpoint })} any="All endpoints" options={options?.endpoints.data.map((e) => [e.id, e.name])} />
         <Select label="Destination" value={filters.destination} onChange={(destination) => change({ destination })} any="All destinations" options={options?.destinations.data.map((d) => [d.id, d.name])} />
         <Select label="Outcome" value={filters.outcome} onChange={(outcome) => change({ outcome })} any="Any" options={OUTCOMES} />
@@ -161,6 +168,7 @@ export function EventsPage() {
             className="small"
             onClick={() => {
               setTypeText('');
+              setSearchText('');
               change(Object.fromEntries(KEYS.filter((k) => k !== 'limit').map((k) => [k, ''])));
             }}
           >
@@ -169,7 +177,7 @@ export function EventsPage() {
         )}
       </form>
       <Can permission="write">
-        {bulk ? (
+        {filters.search ? null : bulk ? (
           <BulkActionPanel kind="retry" filter={bulkFilterOf(filters)} onClose={() => setBulk(false)} onDone={() => refetch({ requestPolicy: 'network-only' })} />
         ) : (
           <button type="button" className="small" onClick={() => setBulk(true)}>
@@ -205,6 +213,26 @@ export function EventsPage() {
       <Pager pager={pager} nextCursor={data?.events.nextCursor} />
     </Page>
   );
+}
+
+/** A search box value: JSON (it starts with `{` or `[`) is a containment, anything else a text match. */
+function isJsonSearch(text: string): boolean {
+  return /^\s*[[{]/.test(text);
+}
+
+function searchArgs(search: string): { contains?: string; q?: string } {
+  if (!search) return {};
+  return isJsonSearch(search) ? { contains: search } : { q: search };
+}
+
+/** A text box that commits its (trimmed) value once typing pauses, not on every key. */
+function useDebouncedText(committed: string, commit: (value: string) => void): [string, (value: string) => void] {
+  const [text, setText] = useState(committed);
+  useEffect(() => {
+    const t = setTimeout(() => text.trim() !== committed && commit(text.trim()), 300);
+    return () => clearTimeout(t);
+  }, [text]); // only typing restarts the timer
+  return [text, setText];
 }
 
 /** The bulk retry of what the list shows: its destination, endpoint, type and time filters; the outcome picks the delivery status. */

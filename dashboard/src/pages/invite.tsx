@@ -91,11 +91,11 @@ function AcceptInvite({ token, invite }: { token: string; invite: InvitePreview 
 
 function InviteCard({ title, children }: { title: string; children?: ReactNode }) {
   return (
-    <div className="auth">
-      <main className="card auth-card">
+    <main className="auth">
+      <div className="card auth-card">
         <h1>{title}</h1>
         {children}
-      </main>
-    </div>
+      </div>
+    </main>
   );
 }

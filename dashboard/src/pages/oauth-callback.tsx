@@ -50,7 +50,7 @@ export function OAuthCallbackPage() {
   }, [client, navigate]);
 
   return (
-    <div className="auth">
+    <main className="auth">
       <div className="card auth-card">
         <h1>{problem ? 'Sign-in failed' : 'Signing in…'}</h1>
         {problem && (
@@ -64,6 +64,6 @@ export function OAuthCallbackPage() {
           </>
         )}
       </div>
-    </div>
+    </main>
   );
 }

@@ -56,7 +56,7 @@ export function SignInPage({ invite }: { invite?: SignInInvite } = {}) {
   };
 
   return (
-    <div className="auth">
+    <main className="auth">
       <form className="card auth-card" onSubmit={submit} aria-label={mode === 'login' ? 'Log in' : 'Sign up'}>
         <h1>{mode === 'login' ? 'Log in to relay' : invite ? `Join ${invite.organizationName}` : 'Create your relay account'}</h1>
         {invite && (
@@ -115,6 +115,6 @@ export function SignInPage({ invite }: { invite?: SignInInvite } = {}) {
         </p>
         {info && <p className="muted small-print">{info.serviceInfo.name} {info.serviceInfo.version}</p>}
       </form>
-    </div>
+    </main>
   );
 }
