@@ -171,6 +171,26 @@ describe('the circuit breaker', () => {
 });
 
 describe('fair dispatch', () => {
+  it("a destination's window is its max_concurrency: no more of its workflows are started than can send at once", async () => {
+    const t = await createTestContainer();
+    const dispatcher = new DeliveryDispatcher(t.container, { pollIntervalMs: 50, perDestinationWindow: 32, maxUnattempted: 100 });
+    try {
+      const scene = await createScene(t.container);
+      const destination = await scene.destination('http://127.0.0.1:9/never');
+      await sql(t.container, 'update destinations set max_concurrency = 2 where id = ?', [destination.id]);
+      for (let i = 0; i < 10; i++) await insertEvent(t.container, scene.endpoint, { payload: { n: i } });
+      await dispatcher.start();
+      const started = async () => (await sql(t.container, 'select id from deliveries where destination_id = ? and workflow_started_at is not null', [destination.id])).length;
+      await until(async () => (await started()) === 2);
+      // No worker: nothing is attempted, so later passes start no more (it was twice max_concurrency).
+      await new Promise((r) => setTimeout(r, 500));
+      expect(await started()).toBe(2);
+    } finally {
+      await dispatcher.stop();
+      await t.close();
+    }
+  }, 60_000);
+
   it("one destination's backlog fills only its own window: another destination's deliveries start at once, and order holds within each", async () => {
     const t = await createTestContainer();
     // No worker yet: started workflows wait, as when a destination drains slower than events arrive.
