@@ -26,20 +26,28 @@ export function rawJsonOrNull(text: string | null | undefined): RawJson | null {
   return text == null ? null : new RawJson(text);
 }
 
-// A string no stored JSON text can produce: a NUL character and a per-process nonce.
+// A string no stored JSON text can produce: a NUL character and a per-process nonce. A RawJson is
+// written as this mark followed by its text, inside a JSON string; `unmarkRawJson` puts the text in its place.
 const MARK = `\u0000raw-json:${randomBytes(8).toString('hex')}:`;
-const MARKS = new RegExp(`"${JSON.stringify(MARK).slice(1, -1).replaceAll('\\', '\\\\')}(\\d+)"`, 'g');
+const MARKED = new RegExp(`"${JSON.stringify(MARK).slice(1, -1).replaceAll('\\', '\\\\')}(?:[^"\\\\]|\\\\.)*"`, 'g');
+
+/**
+ * A `JSON.stringify` replacer that marks every RawJson with its text (graphql-ws stringifies each
+ * message itself and takes a replacer: `jsonMessageReplacer`); `unmarkRawJson` finishes the job.
+ */
+export function markRawJson(this: unknown, key: string, replaced: unknown): unknown {
+  // `replaced` went through toJSON already; the holder still has the RawJson itself.
+  const original = (this as Record<string, unknown>)[key];
+  return original instanceof RawJson ? MARK + original.text : replaced;
+}
+
+/** Text from `JSON.stringify(…, markRawJson)` with every RawJson written as its exact text. */
+export function unmarkRawJson(text: string): string {
+  return text.replace(MARKED, (literal) => (JSON.parse(literal) as string).slice(MARK.length));
+}
 
 /** `JSON.stringify` (compact) that writes every RawJson inside `value` as its exact text. */
 export function stringifyJson(value: unknown): string {
   if (value instanceof RawJson) return value.text;
-  const raws: string[] = [];
-  const text = JSON.stringify(value ?? null, function (this: Record<string, unknown>, key, replaced: unknown) {
-    // `replaced` went through toJSON already; the holder still has the RawJson itself.
-    const original = this[key];
-    if (!(original instanceof RawJson)) return replaced;
-    raws.push(original.text);
-    return `${MARK}${raws.length - 1}`;
-  });
-  return raws.length === 0 ? text : text.replace(MARKS, (_, index: string) => raws[Number(index)]);
+  return unmarkRawJson(JSON.stringify(value ?? null, markRawJson));
 }

@@ -4,6 +4,7 @@ import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHt
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { AppContainer } from '../app/container';
+import { markRawJson, unmarkRawJson } from '../common/raw-json';
 import { createGraphQLContext } from '../graphql/context';
 import { createApolloServer, graphqlMiddleware } from '../graphql/http';
 import { buildRelaySchema } from '../graphql/schema';
@@ -58,9 +59,15 @@ export async function startApiServer(container: AppContainer, port = container.c
       },
       ...wsHooks(container),
       ...wsOperationHooks(schema, limits),
+      // Payloads are sent as stored (numbers exact): marked here, written in by each socket's send below.
+      jsonMessageReplacer: markRawJson,
     },
     wsServer,
   );
+  wsServer.on('connection', (socket) => {
+    const send = socket.send.bind(socket) as (data: unknown, cb?: (err?: Error) => void) => void;
+    socket.send = ((data: unknown, cb?: (err?: Error) => void) => send(typeof data === 'string' ? unmarkRawJson(data) : data, cb)) as typeof socket.send;
+  });
   const apollo = createApolloServer(schema, [
     ApolloServerPluginDrainHttpServer({ httpServer }),
     { serverWillStart: async () => ({ drainServer: async () => wsCleanup.dispose() }) },

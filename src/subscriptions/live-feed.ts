@@ -174,7 +174,7 @@ export class LiveFeed {
 
   private async emitEvents(ids: string[]): Promise<void> {
     const { rows } = await this.knex.raw<{ rows: Array<Record<string, unknown>> }>(
-      `select id, endpoint_id, project_id, organization_id, event_type, payload, headers, source_ip, idempotency_key, status, created_at
+      `select id, endpoint_id, project_id, organization_id, event_type, payload::text as payload_text, headers, source_ip, idempotency_key, status, created_at
          from events where id = any(?::uuid[]) order by id`,
       [`{${ids.join(',')}}`],
     );

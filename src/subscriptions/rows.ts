@@ -15,7 +15,9 @@ export function eventRowView(r: Row): EventView {
     projectId: r.project_id as string,
     organizationId: r.organization_id as string,
     eventType: r.event_type as string,
-    payload: r.payload,
+    payload: null,
+    // The stored text (numbers exact), sent as is (src/common/raw-json.ts).
+    payloadText: r.payload_text as string,
     headers: r.headers as Record<string, string>,
     sourceIp: r.source_ip as string | null,
     idempotencyKey: r.idempotency_key as string | null,

@@ -1,3 +1,4 @@
+import WebSocket from 'ws';
 import { type ApiServer, startApiServer } from '../../src/http/server';
 import { Transform } from '../../src/transforms/transform.entity';
 import { gql, rest, tokenFor } from '../support/api';
@@ -62,6 +63,29 @@ describe('payload fidelity: the bytes a sender posted are what goes out and what
     const list = await gql(api.url, '{ events(limit: 5) { data { payload } } }', {}, { token, projectId: scene.project.id });
     expect(list.errors).toBeUndefined();
     expect(list.text).toContain(`"payload":${BODY}`);
+  });
+
+  it('the live eventReceived subscription sends the payload exactly as sent (the raw message text)', async () => {
+    const socket = new WebSocket(`${api.url.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
+    const messages: string[] = [];
+    socket.on('message', (data: Buffer) => messages.push(data.toString()));
+    const waitFor = async (match: (m: string) => boolean) => {
+      for (let i = 0; i < 200 && !messages.some(match); i++) await new Promise((r) => setTimeout(r, 50));
+      return messages.find(match);
+    };
+    try {
+      await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+      socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${token}`, projectId: scene.project.id } }));
+      expect(await waitFor((m) => m.includes('"connection_ack"'))).toBeDefined();
+      socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: 'subscription { eventReceived { id payload } }' } }));
+      // The feed is live once the subscription is registered; events ingested before it are not replayed.
+      await new Promise((r) => setTimeout(r, 500));
+      const eventId = await ingest();
+      const next = await waitFor((m) => m.includes('"next"') && m.includes(eventId));
+      expect(next).toContain(`"payload":${BODY}`);
+    } finally {
+      socket.close();
+    }
   });
 
   it('with a transform, the transformed value is sent (JSONata works on doubles, docs/templates.md)', async () => {
