@@ -69,13 +69,17 @@ function onShutdown(log: Logger, stopped: string[], stop: () => Promise<void>, s
 async function runUntilSignal(log: Logger, stopped: string[], stop: () => Promise<void>, launch: () => Promise<void>): Promise<void> {
   let stopping: Promise<void> | undefined;
   const stopOnce = () => (stopping ??= stop());
-  const startup = launch();
+  let settle!: () => void;
+  const startup = new Promise<void>((resolve) => (settle = resolve));
+  // Before `launch` runs at all: its synchronous first steps (a log line a test waits for) must not beat the handler.
   onShutdown(log, stopped, stopOnce, startup);
   try {
-    await startup;
+    await launch();
   } catch (err) {
     await stopOnce();
     throw err;
+  } finally {
+    settle();
   }
 }
 
