@@ -3,7 +3,7 @@ import { Gauge } from 'prom-client';
 import { metricsRegistry } from '../metrics/metrics';
 
 export interface DeliveryBacklog {
-  /** Events committed by ingress that the outbox dispatcher has not fanned out yet. */
+  /** Events committed by ingress that the outbox dispatcher has not fanned out yet (filtered ones too: they get their search row there). */
   outboxDepth: number;
   /** Deliveries created whose first attempt is not recorded yet (workflow not started, or started and waiting for a worker). */
   queuedDeliveries: number;
@@ -22,7 +22,7 @@ export interface DeliveryBacklog {
  */
 export async function readDeliveryBacklog(knex: Knex): Promise<DeliveryBacklog> {
   const { rows } = await knex.raw(
-    `select (select count(*) from events where dispatched_at is null and status = 'received')::int as outbox_depth,
+    `select (select count(*) from events where dispatched_at is null)::int as outbox_depth,
             (select count(*) from deliveries where status = 'queued')::int as queued_deliveries,
             (select count(*) from deliveries d where dead_lettered_at is not null
                 and not exists (select 1 from deliveries r where r.replay_of_id = d.id))::int as dead_letters,

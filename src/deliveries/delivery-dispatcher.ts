@@ -57,9 +57,11 @@ const SQL_UUIDV7 = `encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) 
 const UNATTEMPTED_WINDOW_SECONDS = 300;
 
 /**
- * Claims up to `batchSize` undispatched events and creates one delivery per
- * linked, active destination whose `event_types` is empty or holds the
- * event's type (blocked destinations leave no record), marking the events
+ * Claims up to `batchSize` undispatched events, writes each one's search row
+ * (`event_search`: the payload as jsonb and the full-text words, computed here
+ * rather than on the ingress INSERT) and, for a `received` event, creates one
+ * delivery per linked, active destination whose `event_types` is empty or holds
+ * the event's type (blocked destinations leave no record), marking the events
  * dispatched: ONE statement, so one round trip and one atomic commit. Fair
  * between sources: each endpoint with waiting events (a skip scan of
  * events_undispatched_endpoint_idx) offers its oldest, interleaved (every
@@ -69,28 +71,33 @@ const UNATTEMPTED_WINDOW_SECONDS = 300;
 export async function fanOutEvents(knex: Knex, batchSize: number): Promise<{ events: number; deliveries: number }> {
   const { rows } = await knex.raw(
     `with recursive sources as (
-       (select endpoint_id from events where dispatched_at is null and status = 'received' order by endpoint_id limit 1)
+       (select endpoint_id from events where dispatched_at is null order by endpoint_id limit 1)
        union all
        select (select e.endpoint_id from events e
-                where e.dispatched_at is null and e.status = 'received' and e.endpoint_id > sources.endpoint_id
+                where e.dispatched_at is null and e.endpoint_id > sources.endpoint_id
                 order by e.endpoint_id limit 1)
          from sources where sources.endpoint_id is not null
      ), offered as (
-       select c.id, c.endpoint_id, c.project_id, c.event_type, row_number() over (partition by c.endpoint_id order by c.id) as turn
+       select c.id, c.endpoint_id, c.project_id, c.event_type, c.status, row_number() over (partition by c.endpoint_id order by c.id) as turn
          from sources
         cross join lateral (
-          select id, endpoint_id, project_id, event_type from events
-           where endpoint_id = sources.endpoint_id and dispatched_at is null and status = 'received'
+          select id, endpoint_id, project_id, event_type, status from events
+           where endpoint_id = sources.endpoint_id and dispatched_at is null
            order by id limit ? for update skip locked) c
         where sources.endpoint_id is not null
      ), claimed as (
-       select id, endpoint_id, project_id, event_type from offered order by turn, id limit ?
+       select id, endpoint_id, project_id, event_type, status from offered order by turn, id limit ?
      ), marked as (
        update events set dispatched_at = now() from claimed where events.id = claimed.id returning events.id
+     ), searchable as (
+       insert into event_search (event_id, doc, words)
+       select e.id, relay_event_payload_jsonb(e.payload), relay_event_search_vector(e.payload, e.headers)
+         from claimed c join events e on e.id = c.id
+       on conflict (event_id) do nothing
      ), targets as (
        select c.id as event_id, c.endpoint_id, c.project_id, t.id as destination_id
          from claimed c
-         join endpoint_destinations l on l.endpoint_id = c.endpoint_id
+         join endpoint_destinations l on l.endpoint_id = c.endpoint_id and c.status = 'received'
          join destinations t on t.id = l.destination_id and t.is_active
               and (t.event_types = '[]'::jsonb or t.event_types @> to_jsonb(c.event_type))
      ), created as (

@@ -6,8 +6,9 @@ import { AppError } from '../common/errors';
  * Search over stored events (docs/api.md "Searching events"): `contains`, a
  * JSON value the payload must contain (jsonb `@>`), and `q`, a case-insensitive
  * substring of the payload's stored text or of a header value that starts at a word. Both are
- * served by the expression indexes of migrations/Migration20261124050922_events_search.ts;
- * the SQL below repeats those expressions exactly, or PostgreSQL would not use them.
+ * served by the `event_search` table's GIN indexes (`doc`, `words`), which the outbox fan-out fills
+ * (migrations/Migration20261124082412_event_search_side_table.ts): an event is searchable once
+ * it is fanned out, normally milliseconds after its 202.
  */
 
 const NUL_OR_LONE_SURROGATE = /\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -58,7 +59,7 @@ export const searchFields = {
 
 /** WHERE fragment (with bindings): the payload of `e` contains this JSON (already validated and re-serialized). */
 export function containsCondition(json: string): [string, unknown[]] {
-  return ['relay_event_payload_jsonb(e.payload) @> ?::jsonb', [json]];
+  return ['exists (select 1 from event_search s where s.event_id = e.id and s.doc @> ?::jsonb)', [json]];
 }
 
 /**
@@ -68,7 +69,7 @@ export function containsCondition(json: string): [string, unknown[]] {
  */
 export function textCondition(text: string): [string, unknown[]] {
   return [
-    `relay_event_search_vector(e.payload, e.headers) @@ relay_search_tsquery(?) and relay_event_search_text(e.payload, e.headers) ilike ? escape '!'`,
+    `exists (select 1 from event_search s where s.event_id = e.id and s.words @@ relay_search_tsquery(?)) and relay_event_search_text(e.payload, e.headers) ilike ? escape '!'`,
     [text, `%${text.replace(/[!%_]/g, '!$&')}%`],
   ];
 }

@@ -6,7 +6,8 @@ import { EVENT_STATUSES, type EventStatus } from '../common/types';
  * A stored webhook request. Written on the ingress hot path with plain SQL
  * (src/ingress), so relations are kept as bare uuid columns.
  * `payload` is `json` (not `jsonb`): the body's text is kept as sent, key order
- * included, and inserts skip the binary conversion.
+ * included, and inserts skip the binary conversion. Search data lives in the
+ * `event_search` table, written by the outbox fan-out, not on this hot path.
  */
 @Entity({ tableName: 'events' })
 @Unique({ name: 'events_endpoint_idempotency_key_unique', properties: ['endpointId', 'idempotencyKey'] })
@@ -14,15 +15,11 @@ import { EVENT_STATUSES, type EventStatus } from '../common/types';
 @Index({ name: 'events_project_id_idx', properties: ['projectId', 'id'] })
 @Index({
   name: 'events_undispatched_idx',
-  expression: `create index "events_undispatched_idx" on "events" ("id") where "dispatched_at" is null and "status" = 'received'`,
+  expression: `create index "events_undispatched_idx" on "events" ("id") where "dispatched_at" is null`,
 })
 @Index({
-  name: 'events_payload_jsonb_idx',
-  expression: `create index "events_payload_jsonb_idx" on "events" using gin (relay_event_payload_jsonb("payload") jsonb_path_ops)`,
-})
-@Index({
-  name: 'events_search_words_idx',
-  expression: `create index "events_search_words_idx" on "events" using gin (relay_event_search_vector("payload", "headers"))`,
+  name: 'events_undispatched_endpoint_idx',
+  expression: `create index "events_undispatched_endpoint_idx" on "events" ("endpoint_id", "id") where "dispatched_at" is null`,
 })
 export class Event {
   @PrimaryKey({ type: 'uuid' })
@@ -60,7 +57,7 @@ export class Event {
   @Enum({ items: () => EVENT_STATUSES, type: 'text' })
   status!: EventStatus;
 
-  /** Outbox marker: set once the event's deliveries exist (src/deliveries). */
+  /** Outbox marker: set once the event's deliveries (none for a filtered event) and search row exist (src/deliveries). */
   @Property({ type: 'timestamptz', nullable: true })
   dispatchedAt?: Date | null;
 

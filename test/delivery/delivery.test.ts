@@ -67,7 +67,7 @@ describe('durable delivery (real PostgreSQL, Temporal server and worker)', () =>
     expect(attempt.latency_ms).toEqual(expect.any(Number));
   });
 
-  it('creates nothing for filtered events and never fans an event out twice', async () => {
+  it('creates nothing for filtered events (but makes them searchable) and never fans an event out twice', async () => {
     await scene.destination(receiver.url);
     const filtered = await insertEvent(t.container, scene.endpoint, { status: 'filtered' });
     const received = await insertEvent(t.container, scene.endpoint);
@@ -79,6 +79,16 @@ describe('durable delivery (real PostgreSQL, Temporal server and worker)', () =>
     expect(passes.map((p) => p.deliveries)).toEqual([0, 0]);
     expect(await deliveriesOf(t.container, received)).toHaveLength(1);
     expect(await deliveriesOf(t.container, filtered)).toHaveLength(0);
+    // Both got their search row in the fan-out (not on the ingress INSERT): payload as jsonb, words of payload and headers.
+    const search = await sql<{ event_id: string; doc: unknown; words: string }>(
+      t.container,
+      'select event_id, doc, words::text as words from event_search where event_id in (?, ?) order by event_id',
+      [filtered, received],
+    );
+    expect(search).toEqual([
+      { event_id: filtered, doc: { hello: 'world' }, words: expect.stringContaining("'hello'") },
+      { event_id: received, doc: { hello: 'world' }, words: expect.stringContaining("'json'") },
+    ]);
   });
 
   it('refuses a second workflow for the same delivery', async () => {

@@ -1,5 +1,5 @@
 import { gql, rest, startTestApi, type TestApi, tokenFor } from '../support/api';
-import { createEndpoint, createWorkspace, insertEvent, type Workspace } from '../support/factories';
+import { createEndpoint, createWorkspace, fanOutPending, insertEvent, type Workspace } from '../support/factories';
 import { hubSignature, postHook } from '../support/ingress-helpers';
 
 /** Payload and header search (`contains`, `q`) over REST and GraphQL, on real PostgreSQL and its indexes. */
@@ -27,6 +27,10 @@ describe('events search: JSON containment and text over payloads and header valu
     ids.relayPush2 = await insertEvent(api.container, a, { eventType: 'push', payload: { repository: { name: 'relay' }, size: 3 }, headers: { 'user-agent': 'curl/8' } });
     const { endpoint: theirs } = await createEndpoint(api.container, em, (await createWorkspace(em)).project);
     ids.theirs = await insertEvent(api.container, theirs, { payload: { repository: { name: 'relay' } } });
+    ids.unfanned = await insertEvent(api.container, a, { payload: { repository: { name: 'relay' } }, status: 'filtered' });
+    // Searchable once the outbox fans them out (no worker here): every event but the last.
+    await api.container.orm.em.getConnection().execute(`update events set dispatched_at = now() where id = ?`, [ids.unfanned]);
+    await fanOutPending(api.container);
   });
   afterAll(() => api?.close());
 
@@ -37,6 +41,7 @@ describe('events search: JSON containment and text over payloads and header valu
   };
 
   it('contains: payloads holding the given nested JSON (objects and array members), newest first, only this project', async () => {
+    // ids.unfanned holds the value but has no search row yet: search reads event_search, not the payload.
     expect(await search({ contains: '{"repository":{"name":"relay"}}' })).toEqual([ids.relayPush2, ids.relayIssue, ids.relayPush]);
     expect(await search({ contains: '{"labels":["bug"]}' })).toEqual([ids.otherPush, ids.relayPush]);
     expect(await search({ contains: '{"labels":["bug","p1"],"repository":{"owner":"acme"}}' })).toEqual([ids.relayPush]);
@@ -56,6 +61,14 @@ describe('events search: JSON containment and text over payloads and header valu
     expect(await search({ q: '50%_' })).toEqual([ids.otherPush]);
     expect(await search({ q: '5%f' })).toEqual([]);
     expect(await search({ q: '"name":"relay"' })).toEqual([ids.relayPush2, ids.relayIssue, ids.relayPush]);
+  });
+
+  it("q's index pre-filter asks for whole words where the text ends them, and a prefix only for an open last word", async () => {
+    const tsquery = async (q: string) =>
+      (await api.container.orm.em.getConnection().execute<Array<{ t: string }>>('select relay_search_tsquery(?)::text as t', [q]))[0].t;
+    expect(await tsquery('customer123@shop.example')).toBe("'customer123' & 'shop' & ( 'example' | 'example':* )");
+    expect(await tsquery('Deploy Relay now!')).toBe("'deploy' & 'relay' & 'now'");
+    expect(await tsquery('hook')).toBe("'hook' | 'hook':*");
   });
 
   it('combines with the other filters and pages with the cursor', async () => {
@@ -103,6 +116,8 @@ describe('events search: JSON containment and text over payloads and header valu
     const body = '{"marker":"nul-escape-case","text":"a\\u0000b","lone":"\\ud800"}';
     const res = await postHook(api.baseUrl, ids.slugA, body, hubSignature(ids.secretA, body));
     expect(res.status).toBe(202);
+    expect(await search({ q: 'nul-escape-case' })).toEqual([]);
+    await fanOutPending(api.container);
     expect(await search({ q: 'nul-escape-case' })).toEqual([res.body.event_id]);
     expect(await search({ contains: '{"marker":"nul-escape-case"}' })).toEqual([]);
   });
@@ -126,6 +141,7 @@ describe('events search: bounded by RELAY_SEARCH_TIMEOUT_MS', () => {
          from generate_series(1, 50000) g`,
       [endpoint.id, ws.project.id, ws.organization.id],
     );
+    await fanOutPending(api.container);
     const res = await rest(api.baseUrl, 'GET', '/v1/events?q=abcd%20bcde', { token });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'search_too_broad', details: { timeout_ms: 1 } });

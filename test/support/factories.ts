@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppContainer } from '../../src/app/container';
 import { uuidv7 } from '../../src/common/ids';
+import { fanOutEvents } from '../../src/deliveries/delivery-dispatcher';
 import { NOTIFY } from '../../src/common/notify-channels';
 import type { DestinationType, Plan, Role } from '../../src/common/types';
 import { Destination } from '../../src/destinations/destination.entity';
@@ -110,4 +111,15 @@ export async function insertEvent(
     await trx.raw(`select pg_notify('${NOTIFY.eventsCommitted}', '')`);
   });
   return id;
+}
+
+/**
+ * Runs the outbox fan-out until nothing is left, as a worker process's dispatcher would:
+ * events get their search rows (and received ones their deliveries). For tests whose API runs without a worker.
+ */
+export async function fanOutPending(container: AppContainer): Promise<number> {
+  const knex = container.orm.em.getConnection().getKnex();
+  let total = 0;
+  for (let n = -1; n !== 0; total += n) n = (await fanOutEvents(knex, 1000)).events;
+  return total;
 }
