@@ -65,8 +65,8 @@ const schema = z.object({
   RELAY_GRAPHQL_MAX_DEPTH: int(2, 100).default(15),
   RELAY_GRAPHQL_MAX_ALIASES: int(0, 10_000).default(50),
   RELAY_GRAPHQL_MAX_COST: int(10, 10_000_000).default(10_000),
-  /** GraphQL cost that counts as one request against RELAY_API_RATE_LIMIT. */
-  RELAY_GRAPHQL_COST_PER_REQUEST: int(1, 1_000_000).default(100),
+  /** Page rows (list items returned, REST and GraphQL alike) that cost one unit of RELAY_API_RATE_LIMIT; a request costs at least one. */
+  RELAY_API_ROWS_PER_UNIT: int(1, 1_000_000).default(50),
   /** Reverse proxies in front that append to X-Forwarded-For; 0 ignores the header (src/http/client-address.ts). */
   RELAY_TRUST_PROXY: int(0, 10).default(0),
   /** Sign-in throttle (src/auth/auth-throttle.ts): failed logins per account before lockouts, first lockout, longest lockout; 0 failures turns it off. */

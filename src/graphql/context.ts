@@ -10,6 +10,8 @@ export interface GraphQLContext {
   loaders: Loaders;
   /** Set by a subscription resolver's authorization; the access gate re-checks it for every pushed item (src/subscriptions/subscription-access.ts). */
   subscriptionProjectId?: string;
+  /** HTTP only: the page items the operation returned (src/graphql/page-rows.ts), charged to the rate limit after it ran. Apollo copies the context shallowly, so this object is shared. */
+  usage?: { pageRows: number };
 }
 
 /** One forked EntityManager per operation (HTTP request or subscription message). */

@@ -7,6 +7,7 @@ import { readJsonBody } from '../http/json-body';
 import { createGraphQLContext, type GraphQLContext } from './context';
 import type { ManagementRateLimiter } from '../rate-limit/management-rate-limit';
 import { formatGraphQLError } from './format-error';
+import { pageRowsPlugin } from './page-rows';
 import { checkQuery, type QueryLimits } from './query-limits';
 
 /**
@@ -23,7 +24,7 @@ export function createApolloServer(schema: GraphQLSchema, plugins: ConstructorPa
     stopOnTerminationSignals: false,
     // JSON scalars holding stored JSON (event payloads) are written as their exact text (src/common/raw-json.ts).
     stringifyResult: (result) => `${stringifyJson(result)}\n`,
-    plugins,
+    plugins: [pageRowsPlugin, ...plugins],
   });
 }
 
@@ -49,14 +50,14 @@ function operationOf(ctx: Context, body: unknown): { query: unknown; variables: 
 }
 
 export function graphqlMiddleware(container: AppContainer, apollo: ApolloServer<GraphQLContext>, { schema, limits, rateLimiter }: GraphQLHttpOptions): Middleware {
-  const { RELAY_MAX_BODY_BYTES: maxBodyBytes, RELAY_GRAPHQL_COST_PER_REQUEST: costPerRequest } = container.config;
+  const { RELAY_MAX_BODY_BYTES: maxBodyBytes } = container.config;
   return async (ctx: Context, next) => {
     if (ctx.path !== '/graphql') return next();
     const body = ctx.method === 'POST' ? await readJsonBody(ctx.req, maxBodyBytes) : undefined;
     const { query, variables } = operationOf(ctx, body);
     const checked = typeof query === 'string' ? checkQuery(schema, query, variables, limits) : undefined;
-    // The cost counts against the management rate limit before anything runs; a refused or malformed request counts once.
-    await rateLimiter.charge(ctx, checked?.ok ? Math.max(1, Math.ceil(checked.cost / costPerRequest)) : 1);
+    // One unit before anything runs (a refused or malformed request counts once); the rows it returned after it ran.
+    await rateLimiter.charge(ctx, 1);
     if (checked && !checked.ok && checked.error.extensions.code === 'query_too_complex') {
       ctx.status = 400;
       ctx.type = 'application/json';
@@ -67,15 +68,19 @@ export function graphqlMiddleware(container: AppContainer, apollo: ApolloServer<
     for (const [key, value] of Object.entries(ctx.headers)) {
       if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
     }
+    const usage = { pageRows: 0 };
     const response = await apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest: { method: ctx.method.toUpperCase(), headers, search: ctx.querystring, body },
-      context: () =>
-        createGraphQLContext(
+      context: async () => ({
+        ...(await createGraphQLContext(
           container,
           { authorization: ctx.get('authorization') || undefined, projectId: ctx.get('x-project-id') || undefined, clientIp: ctx.ip },
           ctx.state.requestId,
-        ),
+        )),
+        usage,
+      }),
     });
+    await rateLimiter.chargeRows(ctx, usage.pageRows);
     for (const [key, value] of response.headers) ctx.set(key, value);
     ctx.status = response.status ?? 200;
     if (response.body.kind === 'complete') {

@@ -5,6 +5,7 @@ import type { AppContainer } from '../app/container';
 import { type AccessRequirement, authorize, type UserContext } from '../auth/access';
 import { resolvePrincipal } from '../auth/principal';
 import { ValidationError } from '../common/errors';
+import type { Page } from '../common/pagination';
 import { stringifyJson } from '../common/raw-json';
 import { assertNoNulCharacters, parseInput } from '../common/validation';
 import type { OrganizationContext, ProjectContext, RequestContext } from '../common/request-context';
@@ -120,12 +121,18 @@ export function mountRoutes(router: Router, container: AppContainer, routes: Rou
         http.status = 204;
         return;
       }
+      // A list's rows are charged to the management rate limit after it ran (src/rate-limit/management-rate-limit.ts).
+      if (isPage(result)) http.state.pageRows = result.data.length;
       http.status = successStatus(def);
       // Stored JSON (event payloads) is written as its exact text, not re-serialized from doubles.
       http.body = stringifyJson(result);
       http.type = 'application/json; charset=utf-8';
     });
   }
+}
+
+function isPage(result: unknown): result is Page<unknown> {
+  return typeof result === 'object' && result !== null && Array.isArray((result as Page<unknown>).data) && 'next_cursor' in result;
 }
 
 /** Common schemas for route definitions. */

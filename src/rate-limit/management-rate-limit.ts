@@ -11,10 +11,17 @@ import { hashToken } from '../common/secret-box';
  * RELAY_API_RATE_LIMIT units per credential in each fixed window of
  * RELAY_API_RATE_WINDOW_SECONDS. The credential is the API key (by id), else
  * the session's user (the verified JWT `sub`), else the client IP. Counters
- * live in one UNLOGGED table, so every API process shares them: one upsert
- * per request. Over the limit: 429, `Retry-After` (seconds until the window
- * ends) and the usual error body. A `/v1` request is one unit; a GraphQL
- * request is charged by src/graphql/http.ts after its cost is known.
+ * live in one UNLOGGED table, so every API process shares them. Over the
+ * limit: 429, `Retry-After` (seconds until the window ends) and the usual
+ * error body.
+ *
+ * One rule for both transports: a request costs one unit for every started
+ * RELAY_API_ROWS_PER_UNIT (50, the default page size) page rows it returned,
+ * at least one. One unit is charged before the request runs (refused over
+ * the limit); the rest once its rows are known (`/v1`: the `data` of a list
+ * answer, src/http/route.ts; GraphQL: the items of its pages,
+ * src/graphql/page-rows.ts), so a page is weighed by what it returned, not
+ * by the most it could have.
  */
 const KEY_CACHE_MAX = 10_000;
 const SWEEP_EVERY_MS = 60_000;
@@ -24,16 +31,27 @@ export interface ManagementRateLimiter {
   middleware: Middleware;
   /** Counts `units` against the request's credential; throws 429 over the limit. */
   charge(http: Context, units: number): Promise<void>;
+  /** After a request charged its first unit and ran: counts the rest of what its `rows` cost (never throws 429: the next request is refused). */
+  chargeRows(http: Context, rows: number): Promise<void>;
+}
+
+/** Units a request that returned `rows` page rows costs in all. */
+export function requestUnits(rows: number, rowsPerUnit: number): number {
+  return Math.max(1, Math.ceil(rows / rowsPerUnit));
 }
 
 export function managementRateLimiter(container: AppContainer): ManagementRateLimiter {
-  const { RELAY_API_RATE_LIMIT: limit, RELAY_API_RATE_WINDOW_SECONDS: windowSeconds } = container.config;
-  if (limit === 0) return { middleware: (_ctx, next) => next(), charge: async () => undefined };
+  const { RELAY_API_RATE_LIMIT: limit, RELAY_API_RATE_WINDOW_SECONDS: windowSeconds, RELAY_API_ROWS_PER_UNIT: rowsPerUnit } = container.config;
+  if (limit === 0) return { middleware: (_ctx, next) => next(), charge: async () => undefined, chargeRows: async () => undefined };
   // API key hash → id, so a key's requests count against its id without a second lookup per request.
   const keyIds = new Map<string, string>();
   let lastSweep = 0;
 
   async function credentialKey(http: Context): Promise<string> {
+    return (http.state.rateLimitKey ??= await findCredentialKey(http)) as string;
+  }
+
+  async function findCredentialKey(http: Context): Promise<string> {
     const token = /^Bearer\s+(\S+)$/i.exec(http.get('authorization').trim())?.[1];
     if (token?.startsWith(API_KEY_PREFIX)) {
       const hash = hashToken(token);
@@ -63,7 +81,8 @@ export function managementRateLimiter(container: AppContainer): ManagementRateLi
       .catch((err: unknown) => container.log.warn({ err }, 'management rate counter sweep failed'));
   }
 
-  async function charge(http: Context, units: number): Promise<void> {
+  /** Adds `units` to the credential's count in the current window; answers the count and the rate headers' values. */
+  async function add(http: Context, units: number): Promise<{ count: number; resetIn: number }> {
     const nowMs = Date.now();
     const now = Math.floor(nowMs / 1000);
     const windowStart = now - (now % windowSeconds);
@@ -80,7 +99,12 @@ export function managementRateLimiter(container: AppContainer): ManagementRateLi
     http.set('RateLimit-Limit', String(limit));
     http.set('RateLimit-Remaining', String(Math.max(0, limit - row.count)));
     http.set('RateLimit-Reset', String(resetIn));
-    if (row.count > limit) {
+    return { count: row.count, resetIn };
+  }
+
+  async function charge(http: Context, units: number): Promise<void> {
+    const { count, resetIn } = await add(http, units);
+    if (count > limit) {
       throw new RateLimitedError(
         `Too many management API requests: at most ${limit} per ${windowSeconds} s for each credential; retry after ${resetIn} s.`,
         resetIn,
@@ -89,11 +113,19 @@ export function managementRateLimiter(container: AppContainer): ManagementRateLi
     }
   }
 
+  async function chargeRows(http: Context, rows: number): Promise<void> {
+    const rest = requestUnits(rows, rowsPerUnit) - 1;
+    if (rest > 0) await add(http, rest);
+  }
+
   return {
     charge,
+    chargeRows,
     middleware: async (http: Context, next: Next) => {
-      if (http.path.startsWith('/v1/')) await charge(http, 1);
+      if (!http.path.startsWith('/v1/')) return next();
+      await charge(http, 1);
       await next();
+      if (typeof http.state.pageRows === 'number') await chargeRows(http, http.state.pageRows);
     },
   };
 }

@@ -28,8 +28,7 @@ describeInBrowser('dashboard accessibility (axe-core)', () => {
   const gql = <T = any>(query: string, variables: Record<string, unknown> = {}) => graphql<T>(env.baseUrl, query, { p: projectId, ...variables }, token);
 
   beforeAll(async () => {
-    // Many pages in a row: the API's per-user rate limit is not what this suite tests.
-    env = await startDashboardEnv({ env: { RELAY_API_RATE_LIMIT: '0' } });
+    env = await startDashboardEnv();
     token = await signUpThroughApi(env.baseUrl, email, PASSWORD);
     projectId = (await graphql(env.baseUrl, '{ projects { data { id } } }', {}, token)).projects.data[0].id;
     const endpoint = (await gql('mutation ($p: ID) { createEndpoint(projectId: $p, input: { name: "Orders" }) { id } }')).createEndpoint.id;

@@ -17,9 +17,7 @@ describeInBrowser('dashboard: endpoint and destination editors', () => {
   const gql = <T = any>(query: string, variables: Record<string, unknown> = {}) => graphql<T>(env.baseUrl, query, { p: projectId, ...variables }, token);
 
   beforeAll(async () => {
-    // One endpoint page load costs about 200 of the 600 requests a minute RELAY_API_RATE_LIMIT allows (its lists'
-    // GraphQL cost): opening six endpoint pages within a minute would be throttled, which is not what this suite tests.
-    env = await startDashboardEnv({ env: { RELAY_API_RATE_LIMIT: '0' } });
+    env = await startDashboardEnv();
     token = await signUpThroughApi(env.baseUrl, email, PASSWORD);
     projectId = (await graphql(env.baseUrl, '{ projects { data { id } } }', {}, token)).projects.data[0].id;
     await logIn(env.page, email, PASSWORD);

@@ -63,6 +63,14 @@ describe('events search: JSON containment and text over payloads and header valu
     expect(await search({ q: '"name":"relay"' })).toEqual([ids.relayPush2, ids.relayIssue, ids.relayPush]);
   });
 
+  it("q's index pre-filter asks for whole words where the text ends them, and a prefix only for an open last word", async () => {
+    const tsquery = async (q: string) =>
+      (await api.container.orm.em.getConnection().execute<Array<{ t: string }>>('select relay_search_tsquery(?)::text as t', [q]))[0].t;
+    expect(await tsquery('customer123@shop.example')).toBe("'customer123' & 'shop' & ( 'example' | 'example':* )");
+    expect(await tsquery('Deploy Relay now!')).toBe("'deploy' & 'relay' & 'now'");
+    expect(await tsquery('hook')).toBe("'hook' | 'hook':*");
+  });
+
   it('combines with the other filters and pages with the cursor', async () => {
     expect(await search({ contains: '{"repository":{"name":"relay"}}', event_type: 'push' })).toEqual([ids.relayPush2, ids.relayPush]);
     expect(await search({ contains: '{"repository":{"name":"relay"}}', endpoint_id: ids.endpointB })).toEqual([ids.relayIssue]);

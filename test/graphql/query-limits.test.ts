@@ -20,7 +20,6 @@ describe('GraphQL query limits', () => {
       RELAY_GRAPHQL_MAX_DEPTH: '6',
       RELAY_GRAPHQL_MAX_ALIASES: '20',
       RELAY_GRAPHQL_MAX_COST: '500',
-      RELAY_GRAPHQL_COST_PER_REQUEST: '100',
       RELAY_API_RATE_LIMIT: '100000',
     });
     const ws = await createWorkspace(api.container.orm.em.fork());
@@ -63,13 +62,16 @@ describe('GraphQL query limits', () => {
     expect(literal.errors?.[0].extensions?.code).toBe('query_too_complex');
   });
 
-  it('charges the cost against the management rate limit', async () => {
+  it('charges a refused document one unit against the management rate limit, and a page by the rows it returned', async () => {
     const remaining = async (query: string) => Number((await rest(api.baseUrl, 'POST', '/graphql', { token, body: { query } })).headers.get('ratelimit-remaining'));
     const first = await remaining('{ health }');
     const afterCheap = await remaining('{ health }');
+    const afterRefused = await remaining('{ events(limit: 200) { data { id eventType } } }');
     const afterPage = await remaining('{ events { data { id eventType } } }');
     expect(first - afterCheap).toBe(1);
-    expect(afterCheap - afterPage).toBe(2);
+    expect(afterCheap - afterRefused).toBe(1);
+    // No events: one unit, whatever the page could have held (test/accounts/rate-budget.test.ts has the rows).
+    expect(afterRefused - afterPage).toBe(1);
   });
 
   it('applies the same limits to subscriptions over graphql-ws', async () => {
