@@ -125,13 +125,23 @@ export async function checkNamespaceAccess(
       }),
     );
   } catch (err) {
-    if ((err as { code?: unknown }).code !== PERMISSION_DENIED) return;
-    const short = String((err as Error).message).split('\n')[0].slice(0, 300);
-    const needs = `may not write in namespace ${s.namespace} (the relay needs the \`${s.namespace}:write\` permission or more)`;
-    if (s.apiKey) throw new ConfigError(`TEMPORAL_API_KEY: the Temporal server accepted the key, but it ${needs} (${short})`);
-    if (s.tls?.clientCertPair) throw new ConfigError(`TEMPORAL_TLS_CLIENT_CERT_PATH: the Temporal server accepted the certificate, but its holder ${needs} (${short})`);
-    throw new ConfigError(`TEMPORAL_API_KEY: the Temporal server requires credentials to use namespace ${s.namespace} (${short})`);
+    const refused = explainPermissionDenied(err, s, 'write in', 'write');
+    if (refused) throw refused;
   }
+}
+
+/**
+ * A call the server's authorizer refused (PermissionDenied) after accepting the credential,
+ * as a ConfigError naming it and the role the call needs (`<namespace>:<role>` in the
+ * default JWT claim mapper's terms); undefined for any other error.
+ */
+export function explainPermissionDenied(err: unknown, s: TemporalSettings, action: string, role: 'read' | 'write' | 'admin'): ConfigError | undefined {
+  if ((err as { code?: unknown })?.code !== PERMISSION_DENIED) return undefined;
+  const short = String((err as Error).message).split('\n')[0].slice(0, 300);
+  const needs = `may not ${action} namespace ${s.namespace} (that needs the \`${s.namespace}:${role}\` permission or more)`;
+  if (s.apiKey) return new ConfigError(`TEMPORAL_API_KEY: the Temporal server accepted the key, but it ${needs} (${short})`);
+  if (s.tls?.clientCertPair) return new ConfigError(`TEMPORAL_TLS_CLIENT_CERT_PATH: the Temporal server accepted the certificate, but its holder ${needs} (${short})`);
+  return new ConfigError(`TEMPORAL_API_KEY: the Temporal server requires credentials to use namespace ${s.namespace} (${short})`);
 }
 
 /** An empty HTTP/2 client preface and SETTINGS frame: a gRPC server answers with its own SETTINGS. */

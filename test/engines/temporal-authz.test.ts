@@ -1,13 +1,16 @@
 import fs from 'node:fs';
+import { msToTs } from '@temporalio/common/lib/time';
 import os from 'node:os';
 import path from 'node:path';
 import { createContainer, type AppContainer } from '../../src/app/container';
 import { createLogger } from '../../src/common/logger';
+import { connectTemporal } from '../../src/temporal/client';
+import { SEARCH_ATTRIBUTE_NAMES } from '../../src/temporal/search-attributes';
 import { type Receiver, startReceiver } from '../delivery/receiver';
 import { makeCa, makeCert } from '../support/certificates';
 import { makeSigningKey, serveJwks, signJwt } from '../support/jwt';
 import { type ServiceProcess, startServiceProcess } from '../support/service-process';
-import { expectDeliveryThrough, runRelayToExit, startTestTemporalServer, temporalServerForTest } from '../support/temporal-server-test';
+import { expectDeliveryThrough, runRelayMigrate, runRelayToExit, startTestTemporalServer, temporalServerForTest } from '../support/temporal-server-test';
 import { createTestDatabase, type TestDatabase, testConfig } from '../support/test-env';
 
 const binaries = temporalServerForTest('test/engines/temporal-authz.test.ts');
@@ -56,6 +59,7 @@ const binaries = temporalServerForTest('test/engines/temporal-authz.test.ts');
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  const keyEnvSettings = () => ({ address: temporal.url, namespace: 'default', tls: { serverRootCACertificate: fs.readFileSync(caFile), serverNameOverride: 'localhost' } });
   const keyEnv = (apiKey: string): Record<string, string> => ({
     TEMPORAL_ADDRESS: temporal.url,
     TEMPORAL_TLS_SERVER_CA_CERT_PATH: caFile,
@@ -101,7 +105,7 @@ const binaries = temporalServerForTest('test/engines/temporal-authz.test.ts');
     [
       'that may only read',
       () => key(['default:read']),
-      /^configuration error: TEMPORAL_API_KEY: the Temporal server accepted the key, but it may not write in namespace default \(the relay needs the `default:write` permission or more\) \(/,
+      /^configuration error: TEMPORAL_API_KEY: the Temporal server accepted the key, but it may not write in namespace default \(that needs the `default:write` permission or more\) \(/,
     ],
   ];
   describe.each(['worker', 'api'] as const)('relay %s stops at start-up with one line', (command) => {
@@ -110,6 +114,45 @@ const binaries = temporalServerForTest('test/engines/temporal-authz.test.ts');
       expect(out.error).toBeUndefined();
       expect(out.stderr.trim().split('\n')).toEqual([expect.stringMatching(line)]);
       expect(out.status).toBe(78);
+    });
+  });
+
+  describe('relay migrate on a namespace without the search attributes', () => {
+    const namespace = 'authz-fresh';
+    beforeAll(async () => {
+      const admin = await connectTemporal({ ...keyEnvSettings(), namespace, apiKey: key(['temporal-system:admin']) });
+      try {
+        await admin.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
+        // The frontend serves a new namespace once its namespace cache has loaded it.
+        for (let tries = 0; ; tries++) {
+          try {
+            await admin.operatorService.listSearchAttributes({ namespace });
+            break;
+          } catch (err) {
+            if (tries > 120) throw err;
+            await new Promise((r) => setTimeout(r, 250));
+          }
+        }
+      } finally {
+        await admin.close();
+      }
+    }, 60_000);
+
+    it('stops with one line when the key may only write: adding them is an admin call', () => {
+      const out = runRelayMigrate(db.url, { ...keyEnv(key([`${namespace}:write`])), TEMPORAL_NAMESPACE: namespace });
+      expect(out.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(
+          /^configuration error: TEMPORAL_API_KEY: the Temporal server accepted the key, but it may not add the relay's search attributes \(Relay\w+(, Relay\w+)*\) to namespace authz-fresh \(that needs the `authz-fresh:admin` permission or more\) \(/,
+        ),
+      ]);
+      expect(out.status).toBe(78);
+    });
+
+    it('adds them with an admin key for the namespace', () => {
+      const out = runRelayMigrate(db.url, { ...keyEnv(key([`${namespace}:admin`])), TEMPORAL_NAMESPACE: namespace });
+      expect(out.stderr).toBe('');
+      expect(out.stdout).toContain(`search attributes added: ${SEARCH_ATTRIBUTE_NAMES.join(', ')}`);
+      expect(out.status).toBe(0);
     });
   });
 });

@@ -41,23 +41,25 @@ export async function startTestTemporalServer(
   });
 }
 
+const relayEnv = (databaseUrl: string, env: Record<string, string>) => ({
+  ...process.env,
+  NODE_ENV: 'test',
+  LOG_LEVEL: 'warn',
+  DATABASE_URL: databaseUrl,
+  TEMPORAL_TASK_QUEUE: uniqueTaskQueue('engines'),
+  PORT: '0',
+  ...TEST_SECRETS,
+  ...env,
+});
+
 /** Runs `relay <command>` to its exit (a process that starts fine is killed after `timeoutMs`, and `error` says so). */
 export function runRelayToExit(command: 'worker' | 'api', databaseUrl: string, env: Record<string, string>, timeoutMs = 20_000) {
-  return spawnSync(process.execPath, [RELAY, command], {
-    env: {
-      ...process.env,
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'warn',
-      DATABASE_URL: databaseUrl,
-      TEMPORAL_TASK_QUEUE: uniqueTaskQueue('engines'),
-      PORT: '0',
-      ...TEST_SECRETS,
-      ...env,
-    },
-    encoding: 'utf8',
-    timeout: timeoutMs,
-    killSignal: 'SIGKILL',
-  });
+  return spawnSync(process.execPath, [RELAY, command], { env: relayEnv(databaseUrl, env), encoding: 'utf8', timeout: timeoutMs, killSignal: 'SIGKILL' });
+}
+
+/** `relay migrate` to its exit: the database's migrations, then the namespace's search attributes. */
+export function runRelayMigrate(databaseUrl: string, env: Record<string, string>) {
+  return spawnSync(process.execPath, [RELAY, 'migrate'], { env: relayEnv(databaseUrl, env), encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL' });
 }
 
 /** A webhook posted to a running `relay start` is delivered to `receiver`, and the process reports Temporal up. */
