@@ -90,11 +90,14 @@ export class CliForwarder {
     const { ctx } = req;
     const payloadSent = req.transformed ? req.transformed.payload : ctx.payload;
     const { rows } = await this.knex.raw(
+      // The destination's `cli_session` is read once (a lateral join), for both its delay and its filters.
       `select exists (select 1 from cli_sessions where destination_id = ? and heartbeat_at > now() - make_interval(secs => ?)) as connected,
-              coalesce((select (cli_session->>'delayMs')::int from destinations where id = ?), 0) as delay_ms,
-              (select cli_session->'filters' from destinations where id = ?) as filters,
-              (select payload::text from events where id = ?) as original_body`,
-      [ctx.destination.id, CLI_STALE_AFTER_MS / 1000, ctx.destination.id, ctx.destination.id, ctx.eventId],
+              coalesce((d.cli_session->>'delayMs')::int, 0) as delay_ms,
+              d.cli_session->'filters' as filters,
+              (select payload::text from events where id = ?) as original_body
+         from (values (1)) as one
+         left join lateral (select cli_session from destinations where id = ?) as d on true`,
+      [ctx.destination.id, CLI_STALE_AFTER_MS / 1000, ctx.eventId, ctx.destination.id],
     );
     const { connected, delay_ms: delayMs, filters, original_body: originalBody } = rows[0] as {
       connected: boolean;

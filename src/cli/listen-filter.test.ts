@@ -1,4 +1,5 @@
-import { describeFilters, parseEventTypes, parseFilter } from './listen-filter';
+import { ApiError } from './api-client';
+import { describeFilter, describeFilters, filterRefusal, parseEventTypes, parseFilter } from './listen-filter';
 
 describe('listen --filter and --event-type', () => {
   it('reads a field, one of the seven operators and the rest as the value', () => {
@@ -24,5 +25,16 @@ describe('listen --filter and --event-type', () => {
     expect(describeFilters(['push', 'ping'], [{ field: 'body.a', operator: 'eq', value: '1' }, { field: 'header.x', operator: 'exists' }])).toBe(
       'event type push or ping and body.a eq "1" and header.x exists',
     );
+  });
+
+  it('shows a filter as text parseFilter reads back (the c menu)', () => {
+    for (const text of ['body.title contains "big fix"', 'header.X-Env exists', 'body.ref regex "^refs/tags/v\\d+"', `body.a eq 'say "hi"'`]) expect(describeFilter(parseFilter(text))).toBe(text);
+  });
+
+  it("says the API's refusal of a condition in the words of the filter it came from, with its place", () => {
+    const refusal = filterRefusal(new ApiError('filters.1.value: invalid regular expression: missing )', 'invalid_input'), ['body.a eq 1', 'body.ref regex (x']);
+    expect(refusal).toMatchObject({ index: 1, exitCode: 2, message: 'invalid --filter "body.ref regex (x": invalid regular expression: missing )' });
+    expect(filterRefusal(new ApiError('transformName: not found', 'invalid_input'), [])).toBeNull();
+    expect(filterRefusal(new Error('filters.0: x'), ['a'])).toBeNull();
   });
 });

@@ -1,4 +1,5 @@
 import { type Condition, FILTER_OPERATORS, type FilterOperator } from '../common/types';
+import { ApiError } from './api-client';
 import { CliError, EXIT } from './cli-errors';
 
 /**
@@ -44,11 +45,36 @@ export function parseEventTypes(values: readonly string[]): string[] {
   return [...new Set(values.flatMap((v) => v.split(',')).map((t) => t.trim()).filter(Boolean))];
 }
 
+/** One condition as `--filter` text that parseFilter reads back: the value in quotes (single ones when it holds a double quote), nothing escaped. */
+export function describeFilter(f: Condition): string {
+  if (f.value === undefined || NO_VALUE.includes(f.operator)) return `${f.field} ${f.operator}`;
+  const value = String(f.value);
+  const quote = value.includes('"') ? "'" : '"';
+  return `${f.field} ${f.operator} ${quote}${value}${quote}`;
+}
+
 /** How the listen header shows the session's filters. */
 export function describeFilters(eventTypes: readonly string[], filters: readonly Condition[]): string | null {
-  const parts = [
-    eventTypes.length > 0 ? `event type ${eventTypes.join(' or ')}` : '',
-    ...filters.map((f) => (f.value === undefined || NO_VALUE.includes(f.operator) ? `${f.field} ${f.operator}` : `${f.field} ${f.operator} ${JSON.stringify(f.value)}`)),
-  ].filter(Boolean);
+  const parts = [eventTypes.length > 0 ? `event type ${eventTypes.join(' or ')}` : '', ...filters.map(describeFilter)].filter(Boolean);
   return parts.length > 0 ? parts.join(' and ') : null;
+}
+
+/**
+ * The API checks each condition as it checks filter groups' (a field path, an RE2 regular expression) and answers
+ * `filters.<i>.<key>: why`: that refusal in the words of the `--filter` it came from (`texts[i]`); null for any other error.
+ */
+export function filterRefusal(err: unknown, texts: readonly string[]): FilterRefused | null {
+  const refused = err instanceof ApiError && err.code === 'invalid_input' ? /filters\.(\d+)(?:\.\w+)?: (.*)$/.exec(err.message) : null;
+  return refused ? new FilterRefused(Number(refused[1]), texts[Number(refused[1])], refused[2]) : null;
+}
+
+/** A condition the API refused: `index` is its place in the list sent. */
+export class FilterRefused extends CliError {
+  constructor(
+    readonly index: number,
+    text: string | undefined,
+    why: string,
+  ) {
+    super(`invalid --filter "${text ?? `#${index + 1}`}": ${why}`, EXIT.usage);
+  }
 }

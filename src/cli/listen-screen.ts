@@ -130,7 +130,7 @@ export const KEY_HELP = [
   '       r  replay the last event',
   '       p  pause / resume forwarding (paused events are recorded as skipped)',
   '       f  forward the events that arrived while you were away',
-  '       c  change source, transform, template or delay',
+  '       c  change source, transform, template, delay, event types or filters',
   '       h  this help',
   '       q  quit (Ctrl+C too); the destination stays for the next run',
 ].join('\n');

@@ -4,9 +4,8 @@ import { ApiClient, ApiError } from './api-client';
 import { CliError, EXIT, noSources } from './cli-errors';
 import { profileStore, resolveApiUrl } from './config-store';
 import { ListenKeys } from './listen-keys';
-import { FILTERED_BY_SESSION } from '../cli-sessions/cli-limits';
 import type { Condition } from '../common/types';
-import { describeFilters, parseEventTypes, parseFilter } from './listen-filter';
+import { describeFilters, filterRefusal, parseEventTypes, parseFilter } from './listen-filter';
 import { type ForwardDetail, forwardDetail, ForwardHistory } from './listen-inspect';
 import { type ForwardLine, KEY_HELP, ListenScreen, type OutputMode } from './listen-screen';
 import { isListening, type ListenTarget, nothingListening, parseHeader, parseRoute, parseTarget, type Route, routePath } from './listen-target';
@@ -102,10 +101,7 @@ export async function listen(targetArg: string | undefined, sourceSlug: string |
   try {
     await listener.start({ sourceSlugs: sourceSlug ? [sourceSlug] : undefined, transformName: opts.transform, templateName: opts.template, delayMs, eventTypes, filters });
   } catch (err) {
-    // The API checks each condition as it checks filter groups' (a field path, an RE2 regular expression): `filters.<i>.<key>: why`.
-    const refused = err instanceof ApiError && err.code === 'invalid_input' ? /filters\.(\d+)(?:\.\w+)?: (.*)$/.exec(err.message) : null;
-    if (refused) throw new CliError(`invalid --filter "${filterTexts[Number(refused[1])]}": ${refused[2]}`, EXIT.usage);
-    throw err;
+    throw filterRefusal(err, filterTexts) ?? err;
   }
   await listener.finished;
 }
@@ -177,8 +173,7 @@ export class Listener {
     this.targetUp = await isListening(target);
     if (!this.targetUp) this.screen.notice(nothingListening(target), 'warn');
     this.screen.notice(`Ready! Forwarding ${this.describe()} → POST ${target.origin}${target.path}`);
-    const filters = describeFilters(this.session.eventTypes, this.session.filters);
-    if (filters) this.screen.notice(`only events where ${filters} (filtered on the server: others are not forwarded)`);
+    if (describeFilters(this.session.eventTypes, this.session.filters)) this.showFilters();
     for (const route of routes) this.screen.notice(`route ${route.match} → POST ${target.origin}${route.path}`);
     for (const source of this.session.sources) this.screen.notice(`${source.slug} receives at ${source.ingressUrl}`);
     this.screen.notice(`destination ${this.session.destination.name}${this.keys ? '   (h for help, q to quit)' : ''}`);
@@ -293,13 +288,12 @@ export class Listener {
    */
   private async findMissed(droppedAt: Date): Promise<void> {
     try {
-      const { deliveries } = await this.call<{ deliveries: { data: Array<{ eventId: string; attempts: Array<{ error: string | null }> }> } }>(
-        'query Missed($p: ID, $d: ID!, $t: String!) { deliveries(projectId: $p, destinationId: $d, status: "skipped", createdAfter: $t, limit: 200) { data { eventId attempts { error } } } }',
+      // The server counts only what nobody received (not what the session's --filter left out, nor what was answered while paused).
+      const { cliMissedEvents } = await this.call<{ cliMissedEvents: string[] }>(
+        'query Missed($p: ID, $d: ID!, $t: String!) { cliMissedEvents(projectId: $p, destinationId: $d, since: $t) }',
         { p: this.projectId, d: this.session.destination.id, t: new Date(droppedAt.getTime() - 1_000).toISOString() },
       );
-      // Events the session's --filter left out were not missed.
-      const missed = deliveries.data.filter((d) => !d.attempts.some((a) => a.error === FILTERED_BY_SESSION));
-      const fresh = [...new Set(missed.map((d) => d.eventId))].filter((id) => !this.missed.includes(id));
+      const fresh = cliMissedEvents.filter((id) => !this.missed.includes(id));
       if (fresh.length === 0) return;
       this.missed.push(...fresh);
       if (this.forwardMissedAutomatically) return this.forwardMissed();
@@ -326,16 +320,30 @@ export class Listener {
     return this.session;
   }
 
-  async change(change: SessionChange): Promise<void> {
+  /** The header's filter line: what the server lets through to this session. */
+  private showFilters(): void {
+    const filters = describeFilters(this.session.eventTypes, this.session.filters);
+    this.screen.notice(filters ? `only events where ${filters} (filtered on the server: others are not forwarded)` : 'no event type or filter: every event is forwarded');
+  }
+
+  /**
+   * `c`: the running session changed with updateCliSession (the worker reads it for the next event). A filter the API
+   * refuses is thrown (as `invalid --filter "<filterTexts[i]>": why`) for the menu to ask again; other failures are notices.
+   */
+  async change(change: SessionChange, filterTexts: readonly string[] = []): Promise<void> {
     try {
       this.session = await this.call<{ updateCliSession: CliSession }>(
         `mutation Update($p: ID, $d: ID!, $i: UpdateCliSessionInput!) { updateCliSession(projectId: $p, destinationId: $d, input: $i) { ${SESSION_FIELDS} } }`,
         { p: this.projectId, d: this.session.destination.id, i: change },
       ).then((r) => r.updateCliSession);
-      this.screen.notice(`now forwarding ${this.describe()}`);
     } catch (err) {
+      const refused = filterRefusal(err, filterTexts);
+      if (refused) throw refused;
       this.screen.notice(`change failed: ${(err as Error).message}`, 'warn');
+      return;
     }
+    this.screen.notice(`now forwarding ${this.describe()}`);
+    if (change.eventTypes !== undefined || change.filters !== undefined) this.showFilters();
   }
 
   help(): void {

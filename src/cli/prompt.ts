@@ -9,7 +9,15 @@ let piped: { rl: readline.Interface; lines: AsyncIterator<string> } | undefined;
  * stdin). `hidden` echoes nothing, for passwords. Questions go to stderr so
  * that stdout stays the command's answer.
  */
-export async function ask(question: string, opts: { hidden?: boolean; onInterrupt?: () => void } = {}): Promise<string> {
+/** Esc at a question asked with `escapable`: the caller keeps what it had. */
+export class PromptEscaped extends Error {
+  constructor() {
+    super('escaped');
+    this.name = 'PromptEscaped';
+  }
+}
+
+export async function ask(question: string, opts: { hidden?: boolean; escapable?: boolean; onInterrupt?: () => void } = {}): Promise<string> {
   if (!process.stdin.isTTY) {
     if (!piped) {
       const rl = readline.createInterface({ input: process.stdin, terminal: false });
@@ -29,9 +37,19 @@ export async function ask(question: string, opts: { hidden?: boolean; onInterrup
     },
   });
   const rl = readline.createInterface({ input: process.stdin, output, terminal: true });
+  let onKey: ((text: string | undefined, key: { name?: string } | undefined) => void) | undefined;
   try {
     const answer = new Promise<string>((resolve, reject) => {
       rl.question(question, resolve);
+      if (opts.escapable) {
+        // readline emits a lone Esc as the key `escape` (after its escape-sequence timeout, so arrows are not mistaken for it).
+        onKey = (_text, key) => {
+          if (key?.name !== 'escape') return;
+          process.stderr.write('\n');
+          reject(new PromptEscaped());
+        };
+        process.stdin.on('keypress', onKey);
+      }
       // Ctrl+C at a prompt (readline's raw mode makes it a key): leave, as a terminal user expects.
       rl.on('SIGINT', () => {
         process.stderr.write('\n');
@@ -43,6 +61,7 @@ export async function ask(question: string, opts: { hidden?: boolean; onInterrup
     muted = opts.hidden === true;
     return (await answer).trim();
   } finally {
+    if (onKey) process.stdin.off('keypress', onKey);
     if (opts.hidden) process.stderr.write('\n');
     rl.close();
   }

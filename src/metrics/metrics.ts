@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /**
  * One Prometheus registry per process, served at `GET /metrics`. Other areas
@@ -101,5 +101,19 @@ export const chatCooldowns = new Counter({
   name: 'relay_chat_cooldowns_total',
   help: 'Global per-platform cooldowns started or extended after a chat platform 429 (RULINGS §29).',
   labelNames: ['platform'] as const,
+  registers: [metricsRegistry],
+});
+
+/** src/worker/worker-watchdog.ts: times this worker process did not run for 5 s or more (stopped, or its event loop blocked). */
+export const workerPauses = new Counter({
+  name: 'relay_worker_pauses_total',
+  help: 'Times this worker process did not run for 5 s or more (SIGSTOP, a heap snapshot, a long GC pause).',
+  registers: [metricsRegistry],
+});
+
+/** 1 while workflow tasks wait on the worker's task queue and this worker has taken none for a minute. */
+export const workflowTaskStall = new Gauge({
+  name: 'relay_worker_workflow_task_stall',
+  help: '1 while workflow tasks have waited on the task queue for a minute and this worker has completed none meanwhile.',
   registers: [metricsRegistry],
 });

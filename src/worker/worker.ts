@@ -7,6 +7,7 @@ import type { AppContainer } from '../app/container';
 import { tracingWorkerPlugins } from '../telemetry/tracing';
 import { temporalSettings } from '../temporal/client';
 import { connectTemporalWorker } from '../temporal/worker-connection';
+import { startWorkerWatchdog } from './worker-watchdog';
 
 const WORKFLOWS_PATH = require.resolve('../../workflows');
 /** Written by `npm run build` (`relay bundle-workflows`); used in production so start-up does not bundle. */
@@ -71,10 +72,12 @@ export async function startRelayWorker(container: AppContainer, opts: { taskQueu
     plugins,
   });
   const run = worker.run();
+  const stopWatchdog = startWorkerWatchdog(worker, { log: container.log, namespace: config.TEMPORAL_NAMESPACE, taskQueue: worker.options.taskQueue });
   return {
     worker,
     run,
     stop: async () => {
+      stopWatchdog();
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await run.catch(() => undefined);
       await connection.close();

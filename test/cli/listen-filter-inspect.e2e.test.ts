@@ -4,9 +4,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { NO_CLI_CONNECTED } from '../../src/cli-sessions/cli-forwarder';
 import { FILTERED_BY_SESSION } from '../../src/cli-sessions/cli-limits';
-import { runCli } from './cli-process';
+import { PASSWORD } from '../support/accounts';
+import { runCli, tempConfigHome } from './cli-process';
 import { type ListenEnv, startListenEnv, waitConnected as waitListening } from './listen-env';
+import { startTcpProxy } from './tcp-proxy';
 import { hasTmux, Terminal } from './tmux';
 
 interface Received {
@@ -55,15 +58,15 @@ async function receiver(): Promise<{ port: number; received: Received[]; close()
     await le?.close();
   });
 
-  /** The deliveries of an event to `cli` destinations, once none is still queued or retrying (at most 30 s). */
-  const cliDeliveries = async (eventId: string) => {
+  /** The deliveries of an event to `cli` destinations, once none is still queued or retrying and, with `count`, the fan-out made that many (at most 30 s). */
+  const cliDeliveries = async (eventId: string, count?: number) => {
     for (let i = 0; i < 300; i++) {
       const { rows } = await pg.query(
         `select d.status, (select string_agg(a.error, ' | ') from delivery_attempts a where a.delivery_id = d.id) as errors
            from deliveries d join destinations t on t.id = d.destination_id and t.type = 'cli' where d.event_id = $1`,
         [eventId],
       );
-      if (rows.every((r) => r.status !== 'queued' && r.status !== 'retrying')) return rows as Array<{ status: string; errors: string | null }>;
+      if ((count === undefined || rows.length === count) && rows.every((r) => r.status !== 'queued' && r.status !== 'retrying')) return rows as Array<{ status: string; errors: string | null }>;
       await new Promise((r) => setTimeout(r, 100));
     }
     throw new Error(`the deliveries of ${eventId} never ended`);
@@ -122,6 +125,132 @@ async function receiver(): Promise<{ port: number; received: Received[]; close()
       await term.waitFor('unfiltered', /EXIT=0/);
     } finally {
       await local.close();
+    }
+  });
+
+  it('c changes --event-type and --filter of the running session: errors said in place, Esc keeps the old ones, the next event follows the new ones', async () => {
+    const local = await receiver();
+    try {
+      const since = new Date();
+      term.run('menu', ['listen', String(local.port), source.slug], env());
+      await term.waitFor('menu', /Ready! Forwarding/);
+      await waitConnected(since);
+      const before = await ingest('{"action":"closed","n":1}', 'push');
+      await term.waitFor('menu', new RegExp(`201\\s+\\d+ ms\\s+${before}`));
+
+      // 6: filters, one per line. One the CLI cannot read and one the API refuses are said in place; the good one stays.
+      term.keys('menu', 'c');
+      await term.waitFor('menu', /5\) event types \[all\] {2}6\) filters \[none\] {3}\(Enter: back, Esc: keep\)\nchoice:\s*$/);
+      term.keys('menu', '6', 'Enter');
+      await term.waitFor('menu', /filter 1:\s*$/);
+      term.keys('menu', 'action eq opened', 'Enter');
+      await term.waitFor('menu', /invalid --filter "action eq opened": the field must be "header.<Name>" or "body.<dot.path>", not "action"[^\n]*\nfilter 1:\s*$/);
+      term.keys('menu', 'body.ref regex (unclosed', 'Enter');
+      await term.waitFor('menu', /filter 2:\s*$/);
+      term.keys('menu', 'body.action eq opened', 'Enter');
+      await term.waitFor('menu', /filter 3:\s*$/);
+      term.keys('menu', 'Enter');
+      await term.waitFor('menu', /invalid --filter "body.ref regex \(unclosed": invalid regular expression[^\n]*\nfilter 2:\s*$/);
+      term.keys('menu', 'Enter');
+      await term.waitFor('menu', /> only events where body.action eq "opened" \(filtered on the server: others are not forwarded\)/);
+
+      // 5: event types, as --event-type takes them. The header line shows both.
+      term.keys('menu', 'c');
+      await term.waitFor('menu', /6\) filters \[body.action eq "opened"\] {3}\(Enter: back, Esc: keep\)\nchoice:\s*$/);
+      term.keys('menu', '5', 'Enter');
+      await term.waitFor('menu', /event types, comma-separated[^\n]*:\s*$/);
+      term.keys('menu', 'push, ping', 'Enter');
+      await term.waitFor('menu', /> only events where event type push or ping and body.action eq "opened" \(filtered on the server/);
+
+      // Esc in the middle of a new list keeps the old filters.
+      term.keys('menu', 'c');
+      await term.waitFor('menu', /5\) event types \[push,ping\] {2}6\) filters \[body.action eq "opened"\][^\n]*\nchoice:\s*$/);
+      term.keys('menu', '6', 'Enter');
+      await term.waitFor('menu', /filter 1:\s*$/);
+      term.keys('menu', 'body.n exists', 'Enter');
+      await term.waitFor('menu', /filter 2:\s*$/);
+      term.keys('menu', 'Escape');
+      await term.waitFor('menu', /\nunchanged\n/);
+      const { rows } = await pg.query(`select event_types, cli_session->'filters' as filters from destinations where type = 'cli' and name like $1`, [`%@%:${source.slug}`]);
+      expect(rows).toContainEqual({ event_types: ['push', 'ping'], filters: [{ field: 'body.action', operator: 'eq', value: 'opened' }] });
+
+      // No restart: the next events follow the new filters.
+      const closed = await ingest('{"action":"closed","n":2}', 'push');
+      const otherType = await ingest('{"action":"opened","n":3}', 'issues');
+      const match = await ingest('{"action":"opened","n":4}', 'push');
+      await term.waitFor('menu', new RegExp(`push\\s+${source.slug}\\s+POST /\\s+→\\s+201\\s+\\d+ ms\\s+${match}`));
+      expect(await cliDeliveries(closed, 1)).toEqual([{ status: 'skipped', errors: FILTERED_BY_SESSION }]);
+      expect(await cliDeliveries(otherType)).toEqual([]);
+      expect(local.received.map((r) => r.body)).toEqual(['{"action":"closed","n":1}', '{"action":"opened","n":4}']);
+      const screen = term.screen('menu');
+      for (const id of [closed, otherType]) expect(screen).not.toContain(id);
+
+      // Clearing both: an empty list of filters and `*` for the types forward every event again.
+      term.keys('menu', 'c');
+      await term.waitFor('menu', /choice:\s*$/);
+      term.keys('menu', '6', 'Enter');
+      await term.waitFor('menu', /filter 1:\s*$/);
+      term.keys('menu', 'Enter');
+      await term.waitFor('menu', /> only events where event type push or ping \(filtered/);
+      term.keys('menu', 'c');
+      await term.waitFor('menu', /6\) filters \[none\][^\n]*\nchoice:\s*$/);
+      term.keys('menu', '5', 'Enter');
+      await term.waitFor('menu', /event types, comma-separated[^\n]*:\s*$/);
+      term.keys('menu', '*', 'Enter');
+      await term.waitFor('menu', /> no event type or filter: every event is forwarded/);
+      const any = await ingest('{"action":"closed","n":5}', 'issues');
+      await term.waitFor('menu', new RegExp(`issues\\s+${source.slug}\\s+POST /\\s+→\\s+201\\s+\\d+ ms\\s+${any}`));
+      term.keys('menu', 'q');
+      await term.waitFor('menu', /EXIT=0/);
+    } finally {
+      await local.close();
+    }
+  });
+
+  it('a filtered event that arrives while the CLI is away is not offered as missed; the matching one is, and f forwards it', async () => {
+    const local = await receiver();
+    const proxy = await startTcpProxy(Number(new URL(service.baseUrl).port));
+    const home = tempConfigHome();
+    try {
+      const login = runCli(['login', '--api-url', proxy.url], { XDG_CONFIG_HOME: home.home, RELAY_EMAIL: le.user.email, RELAY_PASSWORD: PASSWORD });
+      expect(await login.exited).toBe(0);
+      const since = new Date();
+      term.run('away', ['listen', String(local.port), source.slug, '--filter', 'body.action eq opened'], { XDG_CONFIG_HOME: home.home });
+      await term.waitFor('away', /only events where body.action eq "opened"/);
+      await waitConnected(since);
+
+      // The network goes away (the API keeps running, and drops the presence row): one matching and one other event meanwhile.
+      proxy.block(true);
+      proxy.dropAll();
+      await term.waitFor('away', /connection lost \(1006[^)]*\): reconnecting…/);
+      for (let i = 0; i < 100; i++) {
+        const { rows } = await pg.query("select count(*)::int as n from cli_sessions where heartbeat_at > now() - interval '15 seconds'");
+        if (rows[0].n === 0) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const other = await ingest('{"action":"closed","away":1}', 'push');
+      const missed = await ingest('{"action":"opened","away":2}', 'push');
+      // Both end skipped, each for its own reason: the filter first (whether or not a CLI is connected), then "no CLI".
+      expect(await cliDeliveries(other, 1)).toEqual([{ status: 'skipped', errors: FILTERED_BY_SESSION }]);
+      expect(await cliDeliveries(missed, 1)).toEqual([{ status: 'skipped', errors: NO_CLI_CONNECTED }]);
+
+      proxy.block(false);
+      await term.waitFor('away', /reconnected after \d+ s/);
+      await term.waitFor('away', /> 1 event arrived while you were away: press f to forward it\n/);
+      term.keys('away', 'f');
+      await term.waitFor('away', /forwarding 1 missed event\n/);
+      await term.waitFor('away', new RegExp(`201\\s+\\d+ ms\\s+${missed}\\s+\\(replay\\)`));
+      // f again: nothing left (the filtered one was never offered).
+      term.keys('away', 'f');
+      await term.waitFor('away', /no missed events to forward/);
+      expect(term.screen('away')).not.toContain(other);
+      expect(local.received.map((r) => r.body)).toEqual(['{"action":"opened","away":2}']);
+      term.keys('away', 'q');
+      await term.waitFor('away', /EXIT=0/);
+    } finally {
+      await proxy.close();
+      await local.close();
+      home.cleanup();
     }
   });
 
