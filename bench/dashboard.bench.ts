@@ -1,16 +1,15 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client } from 'pg';
+import type { Client } from 'pg';
 import { chromium, type Page } from 'playwright-core';
-import { createOrm, migrate } from '../src/db/orm';
-import { pgClientConfig } from '../src/db/pg-connection';
 import { chromiumPath, graphql, logIn } from '../test/dashboard/browser';
 import { freePort } from '../test/support/free-port';
-import { startBenchPostgres } from './bench-database';
+import { startMigratedBenchPostgres } from './bench-database';
 import { runStops, saveFigures, writeMarkedSection } from './bench-output';
+import { benchRelayEnv, startBenchApi } from './bench-stack';
 
 /**
  * `npm run bench:dashboard [-- --events 100000 --runs 5]`
@@ -148,13 +147,7 @@ export async function main(args: string[]): Promise<void> {
   process.once('SIGINT', interrupted);
   process.once('SIGTERM', interrupted);
   try {
-    const { url: databaseUrl } = await startBenchPostgres('dashboard', stops);
-    const orm = await createOrm(databaseUrl);
-    await migrate(orm);
-    await orm.close();
-    const db = new Client(pgClientConfig(databaseUrl));
-    await db.connect();
-    stops.push(() => db.end());
+    const { url: databaseUrl, dataDir, db } = await startMigratedBenchPostgres('dashboard', stops);
 
     const dashboardDir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-bench-dashboard-dist-'));
     stops.push(() => fs.rmSync(dashboardDir, { recursive: true, force: true }));
@@ -162,26 +155,8 @@ export async function main(args: string[]): Promise<void> {
     if (build.status !== 0) throw new Error('dashboard build failed');
 
     const port = await freePort();
-    const service: ChildProcess = spawn(process.execPath, [path.join(REPO, 'bin', 'relay.js'), 'api'], {
-      cwd: REPO,
-      env: {
-        ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port), DATABASE_URL: databaseUrl,
-        TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:1', RELAY_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString('base64')}`,
-        RELAY_JWT_SECRET: randomBytes(32).toString('hex'), RELAY_RUN_WORKER: 'false', RELAY_DASHBOARD_DIR: dashboardDir,
-        RELAY_ALLOW_PRIVATE_NETWORKS: 'true', PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      },
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
-    stops.push(() => {
-      service.kill('SIGINT');
-      return new Promise((r) => service.once('exit', r));
-    });
-    const baseUrl = `http://127.0.0.1:${port}`;
-    // /healthz, not /readyz: this API has no Temporal server to be ready with.
-    for (let i = 0; !(await fetch(`${baseUrl}/healthz`).then((r) => r.ok, () => false)); i++) {
-      if (service.exitCode !== null || i > 600) throw new Error('relay api did not start');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const { env } = benchRelayEnv('dashboard', { databaseUrl, temporalUrl: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:1', dataDir });
+    const baseUrl = await startBenchApi({ ...env, RELAY_DASHBOARD_DIR: dashboardDir, RELAY_ALLOW_PRIVATE_NETWORKS: 'true', PUBLIC_BASE_URL: `http://127.0.0.1:${port}` }, port, stops);
 
     const email = `bench-dashboard-${randomBytes(4).toString('hex')}@example.test`;
     const token = (await graphql(baseUrl, 'mutation ($i: SignupInput!) { signup(input: $i) { accessToken } }', { i: { email, password: PASSWORD } })).signup.accessToken as string;
