@@ -1,6 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Client } from 'pg';
+import { createOrm, migrate } from '../src/db/orm';
+import { pgClientConfig } from '../src/db/pg-connection';
 import { startEmbeddedPostgres } from '../src/launcher/postgres';
 import { freePort } from '../test/support/free-port';
 
@@ -17,4 +20,16 @@ export async function startBenchPostgres(name: string, stops: Stops, parent = os
   const pg = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'pg'), port: await freePort() });
   stops.push(() => pg.stop());
   return { dataDir, url: pg.url };
+}
+
+/** startBenchPostgres with the schema migrated and a connected client (`stops` closes it first). */
+export async function startMigratedBenchPostgres(name: string, stops: Stops): Promise<{ dataDir: string; url: string; db: Client }> {
+  const pg = await startBenchPostgres(name, stops);
+  const orm = await createOrm(pg.url);
+  await migrate(orm);
+  await orm.close();
+  const db = new Client(pgClientConfig(pg.url));
+  await db.connect();
+  stops.push(() => db.end());
+  return { ...pg, db };
 }

@@ -72,6 +72,25 @@ export async function startRelayProcesses(
 }
 
 /**
+ * `relay api` alone, without a Temporal server (reads, the dashboard): resolves with its base URL once
+ * `/healthz` answers (not `/readyz`, which waits for Temporal); `stops` stops it with SIGINT.
+ */
+export async function startBenchApi(env: NodeJS.ProcessEnv, port: number, stops: Stops): Promise<string> {
+  const child = spawn(process.execPath, [path.join(REPO, 'bin', 'relay.js'), 'api'], { cwd: REPO, env: { ...env, PORT: String(port), RELAY_RUN_WORKER: 'false' }, stdio: ['ignore', 'inherit', 'inherit'] });
+  stops.push(() => {
+    if (child.exitCode !== null) return undefined;
+    child.kill('SIGINT');
+    return new Promise((r) => child.once('exit', r));
+  });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  for (let i = 0; !(await fetch(`${baseUrl}/healthz`).then((r) => r.ok, () => false)); i++) {
+    if (child.exitCode !== null || i > 600) throw new Error('relay api did not start');
+    await sleep(100);
+  }
+  return baseUrl;
+}
+
+/**
  * The environment of a bench's relay processes (development mode, warnings
  * only, fresh encryption key and JWT secret) and a SecretBox holding the same
  * key, to seal the secrets the bench writes into its rows.

@@ -89,3 +89,66 @@ export function startCpuSampler(labels: (pid: number, comm: string) => string | 
     return { seconds: Math.round(seconds * 10) / 10, percent_of_one_core: percent, machine_busy_percent: Math.round(busy * 1000) / 10 };
   };
 }
+
+/** Groups of this process's threads, as `threadCpu` reports them. */
+export const THREAD_GROUPS = {
+  main: 'main thread (core-bridge calls, activities, dispatcher)',
+  workflow: 'Node worker threads (the SDK workflow sandbox)',
+  helpers: 'V8 and libuv helper threads (GC, compiler)',
+  core: 'Temporal core (Rust threads)',
+  exited: 'threads that exited during the span (the SDK sandbox per-call vm timeout watchdogs)',
+} as const;
+
+/** This process's threads now: ticks used and start time (ticks after boot) by thread id, and the process total. */
+function readThreads(): { total: number; started: number; threads: Map<number, { comm: string; ticks: number; started: number }> } {
+  const parse = (stat: string) => {
+    const close = stat.lastIndexOf(')');
+    const fields = stat.slice(close + 2).split(' ');
+    return { comm: stat.slice(stat.indexOf('(') + 1, close), ticks: Number(fields[11]) + Number(fields[12]), started: Number(fields[19]) };
+  };
+  const self = parse(fs.readFileSync(`/proc/${process.pid}/stat`, 'utf8'));
+  const threads = new Map<number, { comm: string; ticks: number; started: number }>();
+  for (const tid of fs.readdirSync(`/proc/${process.pid}/task`)) {
+    try {
+      threads.set(Number(tid), parse(fs.readFileSync(`/proc/${process.pid}/task/${tid}/stat`, 'utf8')));
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return { total: self.ticks, started: self.started, threads };
+}
+
+/**
+ * Samples this process's CPU by thread group over a span (Linux /proc), in ms
+ * per `units` (deliveries). A CPU profile (`--cpu-prof`) cannot show this: it
+ * samples wall time per JavaScript thread, so a thread blocked in native code
+ * looks busy, and the Rust threads and V8's helpers do not appear at all.
+ * Threads named like the process: the main thread; those started with the
+ * process (within 2 s) are V8's and libuv's helpers; later ones are Node
+ * worker threads (the SDK runs workflow code in one).
+ */
+export function startThreadSampler(): (units: number) => Record<string, number> {
+  const before = readThreads();
+  return (units) => {
+    const after = readThreads();
+    const used: Record<string, number> = {};
+    let live = 0;
+    for (const [tid, t] of after.threads) {
+      const ticks = t.ticks - (before.threads.get(tid)?.ticks ?? 0);
+      live += ticks;
+      const nodeThread = t.comm === 'node' || t.comm === after.threads.get(process.pid)?.comm;
+      const group =
+        tid === process.pid
+          ? THREAD_GROUPS.main
+          : t.comm === 'libuv-worker' || (nodeThread && t.started - after.started <= 2 * TICKS)
+            ? THREAD_GROUPS.helpers
+            : nodeThread
+              ? THREAD_GROUPS.workflow
+              : THREAD_GROUPS.core;
+      used[group] = (used[group] ?? 0) + ticks;
+    }
+    // Threads that exited within the span are in the process's total only.
+    used[THREAD_GROUPS.exited] = Math.max(0, after.total - before.total - live);
+    return Object.fromEntries(Object.entries(used).map(([group, ticks]) => [group, Math.round(((ticks / TICKS) * 1000 * 100) / Math.max(1, units)) / 100]));
+  };
+}

@@ -21,7 +21,7 @@ import { deliveryWorkflowId } from '../src/temporal/delivery-workflows';
 import { ensureSearchAttributes } from '../src/temporal/ensure-search-attributes';
 import { startRelayWorker } from '../src/worker/worker';
 import { runStops, saveFigures, writeMarkedSection } from './bench-output';
-import { BENCH_PROCESS, type CpuProfile, startCpuSampler } from './cpu-sampler';
+import { BENCH_PROCESS, type CpuProfile, startCpuSampler, startThreadSampler } from './cpu-sampler';
 import { freePort } from '../test/support/free-port';
 
 /**
@@ -158,7 +158,7 @@ function realServerMissing(): string | undefined {
 }
 
 /** Empty workflows started with the dispatcher's start concurrency and completed by a worker tuned like the relay's, per second. */
-async function measureCeiling(address: string, opts: Opts): Promise<{ per_second: number; cpu: CpuProfile }> {
+async function measureCeiling(address: string, opts: Opts): Promise<{ per_second: number; cpu: CpuProfile; process_cpu_ms_per_workflow: Record<string, number> }> {
   const taskQueue = `bench-ceiling-${randomBytes(3).toString('hex')}`;
   let completed = 0;
   let lastCompletion = 0;
@@ -190,10 +190,11 @@ async function measureCeiling(address: string, opts: Opts): Promise<{ per_second
     while (completed < 200) await sleep(20);
     completed = 0;
     const sample = startCpuSampler();
+    const threads = startThreadSampler();
     const started = now();
     await startEmpty(opts.ceilingEvents);
     while (completed < opts.ceilingEvents) await sleep(5);
-    return { per_second: Math.round(opts.ceilingEvents / ((lastCompletion - started) / 1000)), cpu: sample() };
+    return { per_second: Math.round(opts.ceilingEvents / ((lastCompletion - started) / 1000)), cpu: sample(), process_cpu_ms_per_workflow: threads(opts.ceilingEvents) };
   } finally {
     worker.shutdown();
     await run;
@@ -305,10 +306,12 @@ async function measureEndToEnd(databaseUrl: string, address: string, opts: Opts,
     process.stderr.write(`delivery bench: end to end, ${opts.events} events at full speed\n`);
     const eagerBefore = await eagerStarts();
     const sample = startCpuSampler(processLabels);
+    const threads = startThreadSampler();
     const e2eStart = now();
     for (let sent = 0; sent < opts.events; sent += 100) await commitEvents(Math.min(100, opts.events - sent));
     await waitDelivered(200 + opts.events);
     const cpu = sample();
+    const relayThreads = threads(opts.events);
     const eagerAfter = await eagerStarts();
     const eager = { eager: eagerAfter.eager - eagerBefore.eager, fallback: eagerAfter.fallback - eagerBefore.fallback };
     const { arrivals: fullArrivals } = await ask<{ arrivals: Record<string, number> }>('dump');
@@ -340,12 +343,16 @@ async function measureEndToEnd(databaseUrl: string, address: string, opts: Opts,
 
     return {
       ceiling_empty_workflows_per_second: ceiling.per_second,
+      // The SDK's own floor: this process's CPU per empty workflow (started over gRPC, one workflow task, no activity), by thread group.
+      sdk_floor_cpu_ms_per_empty_workflow: ceiling.process_cpu_ms_per_workflow,
       end_to_end: {
         deliveries_per_second: Math.round(e2eRate),
         ingest_to_first_attempt_ms: fullSpeed,
         cpu,
         // The relay's own CPU (this process: worker + dispatcher) per delivery, from the sampler.
         relay_cpu_ms_per_delivery: Math.round((((cpu.percent_of_one_core[BENCH_PROCESS] ?? 0) / 100) * cpu.seconds * 1000 * 10) / opts.events) / 10,
+        // The same, by thread group (docs/delivery.md "Where the relay's own CPU goes").
+        relay_cpu_ms_per_delivery_by_thread: relayThreads,
         // Starts that asked for eager start and got it (the SDK silently falls back when no workflow-task slot is free).
         eager_starts: { ...eager, share: eager.eager + eager.fallback > 0 ? Math.round((eager.eager / (eager.eager + eager.fallback)) * 1000) / 1000 : null },
       },
@@ -452,6 +459,10 @@ export async function main(args: string[]): Promise<void> {
   }
 }
 
+const sumMs = (byThread: Record<string, number>) => Math.round(Object.values(byThread).reduce((a, b) => a + b, 0) * 10) / 10;
+const threadLine = (byThread: Record<string, number>) =>
+  `${Object.entries(byThread).sort(([, a], [, b]) => b - a).map(([group, ms]) => `${group} ${ms}`).join(', ')}; total ${sumMs(byThread)}`;
+
 const cpuLine = (cpu: CpuProfile) =>
   `${Object.entries(cpu.percent_of_one_core).map(([name, pct]) => `${name} ${pct} %`).join(', ')}; whole machine ${cpu.machine_busy_percent} % busy`;
 
@@ -490,6 +501,7 @@ function writeDocSection(f: {
     `| ratio to the ceiling (target ≥ 0.9) | ${f.targets.map((t) => t.ratio_to_ceiling).join(' | ')} |`,
     `| eager starts: share (eager / fallback) (target ≥ 99 %) | ${f.targets.map((t) => `${t.end_to_end.eager_starts.share === null ? '—' : `${Math.round(t.end_to_end.eager_starts.share * 1000) / 10} %`} (${t.end_to_end.eager_starts.eager} / ${t.end_to_end.eager_starts.fallback})`).join(' | ')} |`,
     `| the relay's CPU per delivery (worker + dispatcher; target ≤ 5 ms) | ${f.targets.map((t) => `${t.end_to_end.relay_cpu_ms_per_delivery} ms`).join(' | ')} |`,
+    `| the SDK's floor: this process's CPU per empty workflow (ceiling run) | ${f.targets.map((t) => `${sumMs(t.sdk_floor_cpu_ms_per_empty_workflow)} ms`).join(' | ')} |`,
     `| paced at half rate: events/s | ${f.targets.map((t) => t.paced_half_rate.events_per_second).join(' | ')} |`,
     `| paced: ingest → first attempt p50 / p99 (target p99 < 150 ms) | ${f.targets.map((t) => `${t.paced_half_rate.ingest_to_first_attempt_ms.p50_ms} / **${t.paced_half_rate.ingest_to_first_attempt_ms.p99_ms}** ms`).join(' | ')} |`,
     `| one delivery: history events / workflow tasks / visibility writes | ${f.targets.map((t) => `${t.cost_of_one_delivery.history_events} / ${t.cost_of_one_delivery.workflow_tasks} / ${t.cost_of_one_delivery.visibility_writes}`).join(' | ')} |`,
@@ -497,6 +509,13 @@ function writeDocSection(f: {
     'CPU during the full-speed run, percent of one core per process tree:',
     '',
     ...f.targets.map((t) => `- ${t.name}: ${cpuLine(t.end_to_end.cpu)}.`),
+    '',
+    "The relay's CPU per delivery by thread group (ms; /proc, not a profile), and the same for one empty workflow in the ceiling run:",
+    '',
+    ...f.targets.flatMap((t) => [
+      `- ${t.name}, per delivery: ${threadLine(t.end_to_end.relay_cpu_ms_per_delivery_by_thread)}.`,
+      `- ${t.name}, per empty workflow: ${threadLine(t.sdk_floor_cpu_ms_per_empty_workflow)}.`,
+    ]),
     '',
     `History of one delivery (${f.targets[0]?.name ?? ''}): ${f.targets[0]?.cost_of_one_delivery.event_types.join(', ') ?? ''}.`,
     '',

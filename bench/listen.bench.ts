@@ -23,7 +23,11 @@ import { runStops, saveFigures, writeMarkedSection } from './bench-output';
  * 'body.kind eq order'`): one paced event in ten is a `kind: other` that the
  * filter keeps on the server (it must never arrive). `--plain` runs without route and filters.
  *
- *   node bin/relay.js bench listen [--paced 300] [--burst 600] [--plain]
+ *   node bin/relay.js bench listen [--seconds 15 | --paced 300] [--burst 600] [--plain] [--no-save]
+ *
+ * `--seconds N`: the paced phase's length (20 events a second: N × 20 events; `--paced` gives the count instead).
+ * `--no-save`: print the figures as JSON and write nothing (bench/results, docs/benchmarks.md), for a short check
+ * such as `--seconds 5 --burst 100 --no-save` that must not replace a full run's figures.
  */
 const REPO = path.resolve(__dirname, '..');
 const RELAY = path.join(REPO, 'bin', 'relay.js');
@@ -53,9 +57,13 @@ const stopChild = (child: ChildProcess) => () => {
 const settingsText = (settings: Record<string, string | undefined> | undefined) =>
   settings && Object.keys(settings).length > 0 ? `, with ${Object.entries(settings).map(([k, v]) => `${k}=${v}`).join(' ')}` : '';
 
-function arg(args: string[], name: string, fallback: number): number {
+/** A whole number ≥ `min` given as `--name N`, else `fallback`; anything else stops the bench before it starts. */
+function arg(args: string[], name: string, fallback: number, min = 1): number {
   const i = args.indexOf(name);
-  return i >= 0 ? Number(args[i + 1]) : fallback;
+  if (i < 0) return fallback;
+  const value = Number(args[i + 1]);
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} takes a whole number ≥ ${min}, not ${JSON.stringify(args[i + 1] ?? '')}`);
+  return value;
 }
 
 /** Resolves once no delivery is queued and no forward awaits its answer (every attempt so far is recorded). */
@@ -100,9 +108,10 @@ async function pacedStages(pg: Client, ids: string[], sentAt: (id: string) => nu
 }
 
 export async function main(args: string[]): Promise<void> {
-  const paced = arg(args, '--paced', 300);
+  const paced = args.includes('--seconds') ? arg(args, '--seconds', 15) * 20 : arg(args, '--paced', 300);
   const burst = arg(args, '--burst', 600);
   const plain = args.includes('--plain');
+  const save = !args.includes('--no-save');
   const session = plain ? [] : ['--route', 'order=/orders', '--event-type', 'order,other', '--filter', 'body.kind eq order'];
   const stops: Array<() => Promise<unknown> | unknown> = [];
   try {
@@ -274,6 +283,11 @@ export async function main(args: string[]): Promise<void> {
       },
       target: { events_per_s: 200, p99_ms: 100 },
     };
+    if (!save) {
+      process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
+      if (latencies.length < 100) process.stdout.write(`(${latencies.length} paced events: their p99 is their maximum; 100 or more make it a percentile)\n`);
+      return;
+    }
     // The run before this one, for comparison (other work shares the machine: a figure means little without its load).
     const previous = fs.existsSync(RESULTS) ? (JSON.parse(fs.readFileSync(RESULTS, 'utf8')) as Partial<typeof figures>) : null;
     saveFigures(RESULTS, { ...figures, previous: previous && { ...previous, previous: undefined } });

@@ -1,5 +1,5 @@
 import { GraphQLJSON } from 'graphql-scalars';
-import { Arg, Field, ID, InputType, Int, Mutation, ObjectType, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Field, ID, InputType, Int, Mutation, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
 import type { SubscribeResolverData } from 'type-graphql';
 import type { ProjectContext } from '../common/request-context';
 import type { FilterOperator } from '../common/types';
@@ -15,6 +15,8 @@ import {
   authorizeCliForwards,
   cliForwardResultInput,
   type CliSessionView,
+  missedCliEvents,
+  missedCliEventsInput,
   replayCliEvent,
   reportCliForward,
   startCliSession,
@@ -160,6 +162,19 @@ export class CliSessionResolver {
   async triggerEvent(@Arg('input') input: TriggerEventInput, @Scoped(write) ctx: ProjectContext, @Arg('projectId', () => ID, projectArg) _projectId?: string): Promise<TriggeredEventType> {
     const { event_id } = await triggerEvent(ctx, parseInput(triggerEventInput, plain(input), 'input'));
     return { eventId: event_id };
+  }
+
+  @Query(() => [ID], {
+    description:
+      'After a reconnection: the events (ids, oldest first, at most 1000) whose delivery to this CLI destination ended skipped because no CLI was connected, since `since`. Not those its filters left out.',
+  })
+  cliMissedEvents(
+    @Arg('destinationId', () => ID) destinationId: string,
+    @Arg('since', { description: 'ISO 8601 date-time: when the connection dropped.' }) since: string,
+    @Scoped({ scope: 'project', permission: 'read' }) ctx: ProjectContext,
+    @Arg('projectId', () => ID, projectArg) _projectId?: string,
+  ): Promise<string[]> {
+    return missedCliEvents(ctx, destinationId, parseInput(missedCliEventsInput, { since }));
   }
 
   @Mutation(() => DeliveryType, { description: '`r` in the CLI: a new delivery of the event to this CLI destination only (other destinations untouched).' })

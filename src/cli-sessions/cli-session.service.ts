@@ -18,6 +18,7 @@ import { createLink, deleteLink, updateLink } from '../links/link.service';
 import { MessageTemplate } from '../templates/message-template.entity';
 import { Transform } from '../transforms/transform.entity';
 import { User } from '../users/user.entity';
+import { NO_CLI_CONNECTED } from './cli-forwarder';
 import { CLI_MAX_DELAY_MS } from './cli-limits';
 
 /**
@@ -244,6 +245,30 @@ export async function updateCliSession(ctx: ProjectContext, destinationId: strin
  */
 export async function authorizeCliForwards(ctx: ProjectContext, destinationId: string): Promise<void> {
   await findOwnCliDestination(ctx, destinationId);
+}
+
+/** The most events `relay listen` is offered after one reconnection. */
+export const CLI_MISSED_LIMIT = 1000;
+
+export const missedCliEventsInput = z.object({
+  since: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' }),
+});
+
+/**
+ * After a reconnection: the events this session missed while no CLI was connected, since `since` (the drop), oldest
+ * first. Only deliveries that ended `skipped` because nobody was connected count (NO_CLI_CONNECTED): not those the
+ * session's `--filter`s left out (FILTERED_BY_SESSION) nor those answered while paused, which the CLI saw.
+ */
+export async function missedCliEvents(ctx: ProjectContext, destinationId: string, input: z.infer<typeof missedCliEventsInput>): Promise<string[]> {
+  const destination = await findOwnCliDestination(ctx, destinationId);
+  const rows = await ctx.em.getConnection().execute<Array<{ event_id: string }>>(
+    `select d.event_id from deliveries d
+      where d.destination_id = ? and d.status = 'skipped' and d.created_at >= ?
+        and exists (select 1 from delivery_attempts a where a.delivery_id = d.id and a.error = ?)
+      group by d.event_id order by d.event_id limit ?`,
+    [destination.id, new Date(input.since), NO_CLI_CONNECTED, CLI_MISSED_LIMIT],
+  );
+  return rows.map((r) => r.event_id);
 }
 
 /** `r` in the CLI: a new delivery of the event to this CLI destination only. */

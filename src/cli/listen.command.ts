@@ -4,7 +4,6 @@ import { ApiClient, ApiError } from './api-client';
 import { CliError, EXIT, noSources } from './cli-errors';
 import { profileStore, resolveApiUrl } from './config-store';
 import { ListenKeys } from './listen-keys';
-import { FILTERED_BY_SESSION } from '../cli-sessions/cli-limits';
 import type { Condition } from '../common/types';
 import { describeFilters, filterRefusal, parseEventTypes, parseFilter } from './listen-filter';
 import { type ForwardDetail, forwardDetail, ForwardHistory } from './listen-inspect';
@@ -289,13 +288,12 @@ export class Listener {
    */
   private async findMissed(droppedAt: Date): Promise<void> {
     try {
-      const { deliveries } = await this.call<{ deliveries: { data: Array<{ eventId: string; attempts: Array<{ error: string | null }> }> } }>(
-        'query Missed($p: ID, $d: ID!, $t: String!) { deliveries(projectId: $p, destinationId: $d, status: "skipped", createdAfter: $t, limit: 200) { data { eventId attempts { error } } } }',
+      // The server counts only what nobody received (not what the session's --filter left out, nor what was answered while paused).
+      const { cliMissedEvents } = await this.call<{ cliMissedEvents: string[] }>(
+        'query Missed($p: ID, $d: ID!, $t: String!) { cliMissedEvents(projectId: $p, destinationId: $d, since: $t) }',
         { p: this.projectId, d: this.session.destination.id, t: new Date(droppedAt.getTime() - 1_000).toISOString() },
       );
-      // Events the session's --filter left out were not missed.
-      const missed = deliveries.data.filter((d) => !d.attempts.some((a) => a.error === FILTERED_BY_SESSION));
-      const fresh = [...new Set(missed.map((d) => d.eventId))].filter((id) => !this.missed.includes(id));
+      const fresh = cliMissedEvents.filter((id) => !this.missed.includes(id));
       if (fresh.length === 0) return;
       this.missed.push(...fresh);
       if (this.forwardMissedAutomatically) return this.forwardMissed();

@@ -41,34 +41,45 @@ export const OUTCOME_SQL = `(select case
   from deliveries d where d.event_id = e.id and ${CURRENT})`;
 
 /**
- * A cheap pre-filter for outcomes that need a delivery in a given state: the
- * planner can drive the search from the (few) matching deliveries instead of
- * computing the outcome of every event of the project.
+ * A cheap pre-filter for outcomes that need a delivery in a given state (one
+ * index probe per event), evaluated before the outcome: a CASE guarantees the
+ * order, so the outcome (two index scans per event) is computed only for events
+ * that pass it. The events are then walked newest first and the walk stops at the
+ * page's end. Before, the planner computed the outcome of every candidate before
+ * the pre-filter or the sort: 254 ms for `failed` and 1.9 s for `no_destination`
+ * (no match) at 100,000 events (bench:dashboard).
  */
+const hasDelivery = (condition: string) => `exists (select 1 from deliveries d where d.event_id = e.id and ${condition})`;
 const PREFILTER: Partial<Record<EventOutcome, string>> = {
-  dead_lettered: `e.id in (select d.event_id from deliveries d where d.project_id = e.project_id and d.dead_lettered_at is not null)`,
-  failed: `e.id in (select d.event_id from deliveries d where d.status = 'failed' and d.project_id = e.project_id)`,
-  retrying: `e.id in (select d.event_id from deliveries d where d.status = 'retrying' and d.project_id = e.project_id)`,
-  skipped: `e.id in (select d.event_id from deliveries d where d.status = 'skipped' and d.project_id = e.project_id)`,
-  canceled: `e.id in (select d.event_id from deliveries d where d.status = 'canceled' and d.project_id = e.project_id)`,
+  dead_lettered: hasDelivery('d.dead_lettered_at is not null'),
+  failed: hasDelivery(`d.status = 'failed'`),
+  retrying: hasDelivery(`d.status = 'retrying'`),
+  skipped: hasDelivery(`d.status = 'skipped'`),
+  canceled: hasDelivery(`d.status = 'canceled'`),
   filtered: `e.status = 'filtered'`,
-  no_destination: `e.dispatched_at is not null and not exists (select 1 from deliveries d where d.event_id = e.id)`,
+  no_destination: `e.status <> 'filtered' and e.dispatched_at is not null and not ${hasDelivery('true')}`,
 };
 
 /** WHERE fragment (with its bindings) selecting events of the given outcome; the events table is aliased `e`. */
 export function outcomeCondition(outcome: EventOutcome): [string, unknown[]] {
   const pre = PREFILTER[outcome];
-  return [`${pre ? `${pre} and ` : ''}${OUTCOME_SQL} = ?`, [outcome]];
+  return [pre ? `(case when ${pre} then ${OUTCOME_SQL} end) = ?` : `${OUTCOME_SQL} = ?`, [outcome]];
 }
 
 const CLASS_RANGE: Record<ResponseClass, [number, number]> = { '2xx': [200, 299], '3xx': [300, 399], '4xx': [400, 499], '5xx': [500, 599], none: [0, 0] };
 
 /** WHERE fragment: a current delivery of `e` whose last attempt's response code is in the class (0 stands for no response). */
 export function responseClassCondition(cls: ResponseClass): [string, unknown[]] {
+  const [low, high] = CLASS_RANGE[cls];
+  // Pre-filter first (any attempt of the event in the class), as for outcomes above. The exact check after it is an index
+  // probe per event that passed: `offset 0` keeps the planner from hashing it over every delivery of the database instead
+  // (1.4 s for `5xx` at 100,000 events).
   return [
-    `exists (select 1 from deliveries d where d.event_id = e.id and ${CURRENT}
-       and (select coalesce(a.status_code, 0) from delivery_attempts a where a.delivery_id = d.id order by a.attempt_number desc limit 1) between ? and ?)`,
-    CLASS_RANGE[cls],
+    `(case when exists (select 1 from delivery_attempts pa where pa.event_id = e.id and coalesce(pa.status_code, 0) between ? and ?)
+       then exists (select 1 from deliveries d where d.event_id = e.id and ${CURRENT}
+         and (select coalesce(a.status_code, 0) from delivery_attempts a where a.delivery_id = d.id order by a.attempt_number desc limit 1) between ? and ? offset 0)
+       else false end)`,
+    [low, high, low, high],
   ];
 }
 

@@ -178,7 +178,21 @@ export interface TemporalServerOptions {
   visibilityDatabase?: string;
   /** Serve the frontend over TLS (PEM files); with `clientCaFile`, mutual TLS: clients must present a certificate it signed. */
   tls?: TemporalServerTls;
+  /** Turn on the server's JWT authorizer (needs `tls`: API keys are sent only over TLS). */
+  authorization?: TemporalServerAuthorization;
   log?: Logger;
+}
+
+/**
+ * `global.authorization` with the server's own JWT claim mapper and authorizer: every call
+ * must carry `authorization: Bearer <JWT>` signed by a key of the JWKS, whose `permissions`
+ * claim holds `<namespace>:<read|write|admin>` entries (`temporal-system:<role>`: every namespace and the cluster).
+ */
+export interface TemporalServerAuthorization {
+  /** Where the server fetches the JWKS (http(s):// or file://), at start and every minute. */
+  jwksUri: string;
+  /** The key the launcher presents to register the namespace and the search attributes (`temporal-system:admin`). */
+  apiKey: string;
 }
 
 export interface TemporalServerTls {
@@ -219,6 +233,36 @@ function tlsBlock(tls: TemporalServerTls | undefined): string {
   ].join('\n');
 }
 
+/** The `global.authorization` block. */
+function authorizationBlock(auth: TemporalServerAuthorization | undefined): string {
+  if (!auth) return '';
+  return [
+    '  authorization:',
+    '    jwtKeyProvider:',
+    `      keySourceURIs: ["${auth.jwksUri}"]`,
+    '      refreshInterval: 1m',
+    '    permissionsClaimName: permissions',
+    '    authorizer: default',
+    '    claimMapper: default',
+  ].join('\n');
+}
+
+/**
+ * Under an authorizer the server's own system worker (schedules, namespace deletion) cannot
+ * call the public frontend without credentials: it calls an `internal-frontend`, which only
+ * the cluster's services reach, over the internode TLS settings.
+ */
+function internalFrontendBlock(ports: Record<string, number> | undefined): string {
+  if (!ports) return '';
+  return [
+    '  internal-frontend:',
+    '    rpc:',
+    `      grpcPort: ${ports.internalFrontendPort}`,
+    `      membershipPort: ${ports.internalFrontendMembershipPort}`,
+    '      bindOnLocalHost: true',
+  ].join('\n');
+}
+
 /**
  * Runs a real Temporal server (all four services in one process) on PostgreSQL:
  * creates its two databases and schemas with `temporal-sql-tool`, renders
@@ -226,6 +270,7 @@ function tlsBlock(tls: TemporalServerTls | undefined): string {
  * and the relay's search attributes, and resolves once workflows can start.
  */
 export async function startTemporalServer(opts: TemporalServerOptions): Promise<RunningService & { logFile: string }> {
+  if (opts.authorization && !opts.tls) throw new Error('startTemporalServer: authorization needs tls (API keys are sent only over TLS)');
   const database = opts.database ?? 'temporal';
   const visibilityDatabase = opts.visibilityDatabase ?? 'temporal_visibility';
   await prepareDatabase(opts.binaries.sqlTool, opts.postgresUrl, database, 'temporal');
@@ -237,7 +282,9 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
   const pg = new URL(opts.postgresUrl);
   const ports: Record<string, number> = {};
   const taken = new Set([opts.port]);
-  for (const name of ['frontendHttp', 'frontendMembership', 'history', 'historyMembership', 'matching', 'matchingMembership', 'worker', 'workerMembership']) {
+  const names = ['frontendHttp', 'frontendMembership', 'history', 'historyMembership', 'matching', 'matchingMembership', 'worker', 'workerMembership'];
+  if (opts.authorization) names.push('internalFrontend', 'internalFrontendMembership');
+  for (const name of names) {
     ports[`${name}Port`] = await lowLoopbackPort(taken);
   }
   const configFile = path.join(opts.dir, 'server.yaml');
@@ -256,20 +303,26 @@ export async function startTemporalServer(opts: TemporalServerOptions): Promise<
       ...ports,
       dynamicConfigFile,
       globalTls: tlsBlock(opts.tls),
+      globalAuthorization: authorizationBlock(opts.authorization),
+      internalFrontend: internalFrontendBlock(opts.authorization && ports),
     }),
     { mode: 0o600 },
   );
 
   const logFile = path.join(opts.dir, 'temporal-server.log');
   const logFd = fs.openSync(logFile, 'a');
-  const child = spawn(opts.binaries.server, ['--config-file', configFile, '--allow-no-auth', 'start'], { stdio: ['ignore', logFd, logFd] });
+  // Without an authorizer the server wants --allow-no-auth; with one, the internal frontend is a service to start too.
+  const args = opts.authorization
+    ? ['--config-file', configFile, 'start', ...['frontend', 'internal-frontend', 'history', 'matching', 'worker'].flatMap((s) => ['--service', s])]
+    : ['--config-file', configFile, '--allow-no-auth', 'start'];
+  const child = spawn(opts.binaries.server, args, { stdio: ['ignore', logFd, logFd] });
   fs.closeSync(logFd);
   const stop = () => stopChild(child);
   const address = `127.0.0.1:${opts.port}`;
   try {
     const deadline = Date.now() + 120_000;
     await waitForPort(opts.port, 120_000, child);
-    await prepareNamespace({ address, namespace: opts.namespace, tls: opts.tls?.client }, { deadline, child });
+    await prepareNamespace({ address, namespace: opts.namespace, tls: opts.tls?.client, apiKey: opts.authorization?.apiKey }, { deadline, child });
   } catch (err) {
     await stop();
     const tail = fs.readFileSync(logFile, 'utf8').split('\n').slice(-20).join('\n');

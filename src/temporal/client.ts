@@ -74,13 +74,74 @@ export function explainTemporalConnectError(err: unknown, s: TemporalSettings): 
     return new ConfigError(`TEMPORAL_TLS: the Temporal server at ${s.address} does not speak TLS (${short})`);
   }
   if (/Unauthenticated|UNAUTHENTICATED|PermissionDenied|PERMISSION_DENIED|Request unauthorized|unauthorized/.test(text)) {
+    if (!s.apiKey) return new ConfigError(`TEMPORAL_API_KEY: the Temporal server requires credentials (${short})`);
+    const expiry = jwtExpiry(s.apiKey);
     return new ConfigError(
-      s.apiKey
-        ? `TEMPORAL_API_KEY: refused by the Temporal server (${short})`
-        : `TEMPORAL_API_KEY: the Temporal server requires credentials (${short})`,
+      expiry && expiry.getTime() <= Date.now()
+        ? `TEMPORAL_API_KEY: refused by the Temporal server: the key expired at ${expiry.toISOString()} (${short})`
+        : `TEMPORAL_API_KEY: refused by the Temporal server: not signed by a key it trusts, or revoked (${short})`,
     );
   }
   return err;
+}
+
+/** The `exp` of a key that is a JWT (Temporal Cloud's keys and a self-hosted JWT authorizer's tokens), read without checking it. */
+export function jwtExpiry(key: string): Date | undefined {
+  const payload = key.split('.')[1];
+  if (!payload) return undefined;
+  try {
+    const { exp } = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { exp?: unknown };
+    return typeof exp === 'number' ? new Date(exp * 1000) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** gRPC status of a call the server's authorizer refused. */
+const PERMISSION_DENIED = 7;
+/** No relay workflow has this id (src/deliveries use delivery ids). */
+const ACCESS_CHECK_WORKFLOW_ID = 'relay-access-check';
+
+/**
+ * The server authenticates a key on every call, but GetSystemInfo (what connecting makes) is
+ * allowed to anyone: a key it accepts may still lack the namespace permission the relay needs
+ * to start, signal and cancel workflows and poll their tasks (Temporal's `write` role).
+ * Signalling a workflow that does not exist needs exactly that and changes nothing: the server
+ * answers NotFound when allowed, PermissionDenied when not. Any other answer (the server is
+ * down) is left to the caller's own handling.
+ */
+export async function checkNamespaceAccess(
+  connection: Pick<Connection, 'withDeadline'> & { workflowService: Pick<Connection['workflowService'], 'signalWorkflowExecution'> },
+  s: TemporalSettings,
+  timeoutMs = 5000,
+): Promise<void> {
+  try {
+    await connection.withDeadline(Date.now() + timeoutMs, () =>
+      connection.workflowService.signalWorkflowExecution({
+        namespace: s.namespace,
+        workflowExecution: { workflowId: ACCESS_CHECK_WORKFLOW_ID },
+        signalName: ACCESS_CHECK_WORKFLOW_ID,
+        identity: 'relay start-up check',
+      }),
+    );
+  } catch (err) {
+    const refused = explainPermissionDenied(err, s, 'write in', 'write');
+    if (refused) throw refused;
+  }
+}
+
+/**
+ * A call the server's authorizer refused (PermissionDenied) after accepting the credential,
+ * as a ConfigError naming it and the role the call needs (`<namespace>:<role>` in the
+ * default JWT claim mapper's terms); undefined for any other error.
+ */
+export function explainPermissionDenied(err: unknown, s: TemporalSettings, action: string, role: 'read' | 'write' | 'admin'): ConfigError | undefined {
+  if ((err as { code?: unknown })?.code !== PERMISSION_DENIED) return undefined;
+  const short = String((err as Error).message).split('\n')[0].slice(0, 300);
+  const needs = `may not ${action} namespace ${s.namespace} (that needs the \`${s.namespace}:${role}\` permission or more)`;
+  if (s.apiKey) return new ConfigError(`TEMPORAL_API_KEY: the Temporal server accepted the key, but it ${needs} (${short})`);
+  if (s.tls?.clientCertPair) return new ConfigError(`TEMPORAL_TLS_CLIENT_CERT_PATH: the Temporal server accepted the certificate, but its holder ${needs} (${short})`);
+  return new ConfigError(`TEMPORAL_API_KEY: the Temporal server requires credentials to use namespace ${s.namespace} (${short})`);
 }
 
 /** An empty HTTP/2 client preface and SETTINGS frame: a gRPC server answers with its own SETTINGS. */
@@ -155,19 +216,20 @@ export async function connectTemporal(s: TemporalSettings, connectTimeoutMs?: nu
 }
 
 /**
- * At start-up: one call through the client. A refused certificate or key throws a
- * ConfigError (start-up stops); an unreachable server only returns false, since
+ * At start-up: one call through the client, and the namespace permission check. A refused
+ * certificate or key, or one without the permission, throws a ConfigError (start-up stops); an unreachable server only returns false, since
  * the API keeps taking webhooks while Temporal is down.
  */
 export async function checkTemporalConnection(client: Client, s: TemporalSettings, timeoutMs = 5000): Promise<boolean> {
   try {
     await client.connection.withDeadline(Date.now() + timeoutMs, () => client.workflowService.getSystemInfo({}));
-    return true;
   } catch (err) {
     const explained = await diagnoseTemporalConnectError(err, s);
     if (explained instanceof ConfigError) throw explained;
     return false;
   }
+  await checkNamespaceAccess(client.connection, s, timeoutMs);
+  return true;
 }
 
 export async function temporalIsUp(client: Client, timeoutMs = 2000): Promise<boolean> {

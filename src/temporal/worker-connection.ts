@@ -1,5 +1,5 @@
 import { NativeConnection } from '@temporalio/worker';
-import { type TemporalSettings, connectionOptions, diagnoseTemporalConnectError } from './client';
+import { type TemporalSettings, checkNamespaceAccess, connectionOptions, diagnoseTemporalConnectError } from './client';
 
 /**
  * The worker's connection (the SDK's Rust core), from the same settings as the
@@ -7,9 +7,20 @@ import { type TemporalSettings, connectionOptions, diagnoseTemporalConnectError 
  * from client.ts so the API process never loads the worker package.
  */
 export async function connectTemporalWorker(s: TemporalSettings): Promise<NativeConnection> {
+  let connection: NativeConnection;
   try {
-    return await NativeConnection.connect(connectionOptions(s));
+    connection = await NativeConnection.connect(connectionOptions(s));
   } catch (err) {
     throw await diagnoseTemporalConnectError(err, s);
   }
+  // A secured cluster may authenticate the key or certificate and still not let it poll the namespace.
+  if (s.tls || s.apiKey) {
+    try {
+      await checkNamespaceAccess(connection, s);
+    } catch (err) {
+      await connection.close();
+      throw err;
+    }
+  }
+  return connection;
 }

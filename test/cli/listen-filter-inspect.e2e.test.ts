@@ -47,6 +47,13 @@ async function receiver(): Promise<{ port: number; received: Received[]; close()
   const env = () => le.env();
   const ingest = (body: string, eventType: string, headers: Record<string, string> = {}) => le.ingest(body, eventType, headers);
   const waitConnected = (since: Date) => waitListening(pg, since);
+  /** The line of an event forwarded to the local server (201) in window `win`. */
+  const waitForwarded = (win: string, eventType: string, id: string) => term.waitFor(win, new RegExp(`${eventType}\\s+${source.slug}\\s+POST /\\s+→\\s+201\\s+\\d+ ms\\s+${id}`));
+  /** `q`, and the exit code 0. */
+  const quit = async (win: string) => {
+    term.keys(win, 'q');
+    await term.waitFor(win, /EXIT=0/);
+  };
 
   beforeAll(async () => {
     le = await startListenEnv('repo');
@@ -58,15 +65,15 @@ async function receiver(): Promise<{ port: number; received: Received[]; close()
     await le?.close();
   });
 
-  /** The deliveries of an event to `cli` destinations, once none is still queued or retrying (at most 30 s). */
-  const cliDeliveries = async (eventId: string) => {
+  /** The deliveries of an event to `cli` destinations, once none is still queued or retrying and, with `count`, the fan-out made that many (at most 30 s). */
+  const cliDeliveries = async (eventId: string, count?: number) => {
     for (let i = 0; i < 300; i++) {
       const { rows } = await pg.query(
         `select d.status, (select string_agg(a.error, ' | ') from delivery_attempts a where a.delivery_id = d.id) as errors
            from deliveries d join destinations t on t.id = d.destination_id and t.type = 'cli' where d.event_id = $1`,
         [eventId],
       );
-      if (rows.every((r) => r.status !== 'queued' && r.status !== 'retrying')) return rows as Array<{ status: string; errors: string | null }>;
+      if ((count === undefined || rows.length === count) && rows.every((r) => r.status !== 'queued' && r.status !== 'retrying')) return rows as Array<{ status: string; errors: string | null }>;
       await new Promise((r) => setTimeout(r, 100));
     }
     throw new Error(`the deliveries of ${eventId} never ended`);
@@ -100,7 +107,7 @@ async function receiver(): Promise<{ port: number; received: Received[]; close()
       const noHeader = await ingest('{"action":"opened"}', 'push');
       const otherType = await ingest('{"action":"opened"}', 'issues', { 'X-Env': 'dev' });
       const match = await ingest('{"action":"opened","n":1}', 'push', { 'X-Env': 'dev' });
-      await term.waitFor('filtered', new RegExp(`push\\s+${source.slug}\\s+POST /\\s+→\\s+201\\s+\\d+ ms\\s+${match}`));
+      await waitForwarded('filtered', 'push', match);
 
       // Another type gets no delivery at all (the destination's event_types); a body or header that does not match
       // ends `skipped` with the reason, without crossing the tunnel. Nothing failed.
@@ -110,8 +117,7 @@ async function receiver(): Promise<{ port: number; received: Received[]; close()
       expect(local.received.map((r) => r.body)).toEqual(['{"action":"opened","n":1}']);
       const screen = term.screen('filtered');
       for (const id of [closed, noHeader, otherType]) expect(screen).not.toContain(id);
-      term.keys('filtered', 'q');
-      await term.waitFor('filtered', /EXIT=0/);
+      await quit('filtered');
 
       // The same listen without filters reuses the destination and forwards everything again.
       const again = new Date();
@@ -120,9 +126,8 @@ async function receiver(): Promise<{ port: number; received: Received[]; close()
       await waitConnected(again);
       expect(term.screen('unfiltered')).not.toContain('only events where');
       const any = await ingest('{"action":"closed"}', 'issues');
-      await term.waitFor('unfiltered', new RegExp(`issues\\s+${source.slug}\\s+POST /\\s+→\\s+201\\s+\\d+ ms\\s+${any}`));
-      term.keys('unfiltered', 'q');
-      await term.waitFor('unfiltered', /EXIT=0/);
+      await waitForwarded('unfiltered', 'issues', any);
+      await quit('unfiltered');
     } finally {
       await local.close();
     }
@@ -178,8 +183,8 @@ async function receiver(): Promise<{ port: number; received: Received[]; close()
       const closed = await ingest('{"action":"closed","n":2}', 'push');
       const otherType = await ingest('{"action":"opened","n":3}', 'issues');
       const match = await ingest('{"action":"opened","n":4}', 'push');
-      await term.waitFor('menu', new RegExp(`push\\s+${source.slug}\\s+POST /\\s+→\\s+201\\s+\\d+ ms\\s+${match}`));
-      expect(await cliDeliveries(closed)).toEqual([{ status: 'skipped', errors: FILTERED_BY_SESSION }]);
+      await waitForwarded('menu', 'push', match);
+      expect(await cliDeliveries(closed, 1)).toEqual([{ status: 'skipped', errors: FILTERED_BY_SESSION }]);
       expect(await cliDeliveries(otherType)).toEqual([]);
       expect(local.received.map((r) => r.body)).toEqual(['{"action":"closed","n":1}', '{"action":"opened","n":4}']);
       const screen = term.screen('menu');
@@ -199,9 +204,8 @@ async function receiver(): Promise<{ port: number; received: Received[]; close()
       term.keys('menu', '*', 'Enter');
       await term.waitFor('menu', /> no event type or filter: every event is forwarded/);
       const any = await ingest('{"action":"closed","n":5}', 'issues');
-      await term.waitFor('menu', new RegExp(`issues\\s+${source.slug}\\s+POST /\\s+→\\s+201\\s+\\d+ ms\\s+${any}`));
-      term.keys('menu', 'q');
-      await term.waitFor('menu', /EXIT=0/);
+      await waitForwarded('menu', 'issues', any);
+      await quit('menu');
     } finally {
       await local.close();
     }
@@ -231,8 +235,8 @@ async function receiver(): Promise<{ port: number; received: Received[]; close()
       const other = await ingest('{"action":"closed","away":1}', 'push');
       const missed = await ingest('{"action":"opened","away":2}', 'push');
       // Both end skipped, each for its own reason: the filter first (whether or not a CLI is connected), then "no CLI".
-      expect(await cliDeliveries(other)).toEqual([{ status: 'skipped', errors: FILTERED_BY_SESSION }]);
-      expect(await cliDeliveries(missed)).toEqual([{ status: 'skipped', errors: NO_CLI_CONNECTED }]);
+      expect(await cliDeliveries(other, 1)).toEqual([{ status: 'skipped', errors: FILTERED_BY_SESSION }]);
+      expect(await cliDeliveries(missed, 1)).toEqual([{ status: 'skipped', errors: NO_CLI_CONNECTED }]);
 
       proxy.block(false);
       await term.waitFor('away', /reconnected after \d+ s/);
@@ -245,8 +249,7 @@ async function receiver(): Promise<{ port: number; received: Received[]; close()
       await term.waitFor('away', /no missed events to forward/);
       expect(term.screen('away')).not.toContain(other);
       expect(local.received.map((r) => r.body)).toEqual(['{"action":"opened","away":2}']);
-      term.keys('away', 'q');
-      await term.waitFor('away', /EXIT=0/);
+      await quit('away');
     } finally {
       await proxy.close();
       await local.close();
@@ -299,8 +302,7 @@ async function receiver(): Promise<{ port: number; received: Received[]; close()
       // r, p, h still work beside them.
       term.keys('inspect', 'h');
       await term.waitFor('inspect', /d {2}request and response of the selected event/);
-      term.keys('inspect', 'q');
-      await term.waitFor('inspect', /EXIT=0/);
+      await quit('inspect');
 
       const json = runCli(['listen', String(local.port), source.slug, '--output', 'json'], env());
       try {

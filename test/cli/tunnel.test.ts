@@ -264,7 +264,12 @@ describe('the listen tunnel', () => {
       // Nor change it (its answer carries the signing secret) or replay to it.
       const update = await gql(server.url, 'mutation($d: ID!) { updateCliSession(destinationId: $d, input: { delayMs: 1 }) { delayMs } }', { d: destinationId }, { token: other });
       expect(update.errors?.[0].extensions?.code).toBe(role === 'viewer' ? 'insufficient_role' : 'forbidden');
+      // Nor read what it missed.
+      const missed = await gql(server.url, 'query($d: ID!) { cliMissedEvents(destinationId: $d, since: "2026-01-01T00:00:00Z") }', { d: destinationId }, { token: other });
+      expect(missed.errors?.[0].extensions?.code).toBe('forbidden');
     }
+    const badSince = await gql(server.url, 'query($d: ID!) { cliMissedEvents(destinationId: $d, since: "yesterday") }', { d: destinationId }, { token });
+    expect(badSince.errors?.[0]).toMatchObject({ message: expect.stringContaining('since: must be an ISO 8601 date-time'), extensions: { code: 'invalid_input' } });
     // Nobody else became "connected": an event to it is skipped (no CLI), not forwarded to a stranger.
     expect(await presenceRows(container(), destinationId)).toBe(0);
     listener = await listen(server.url, token, container(), destinationId);

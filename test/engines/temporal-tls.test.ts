@@ -1,32 +1,15 @@
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createContainer, type AppContainer } from '../../src/app/container';
 import { createLogger } from '../../src/common/logger';
-import { findTemporalServer, startTemporalServer, type TemporalServerBinaries } from '../../src/launcher/temporal-server';
-import { createScene, waitForDeliveries, waitForStatus } from '../delivery/harness';
 import { type Receiver, startReceiver } from '../delivery/receiver';
 import { makeCa, makeCert } from '../support/certificates';
-import { freePort } from '../support/free-port';
-import { postSigned } from '../support/ingress-helpers';
 import { type ServiceProcess, startServiceProcess } from '../support/service-process';
-import { createTestDatabase, TEST_SECRETS, type TestDatabase, testConfig, uniqueTaskQueue } from '../support/test-env';
+import { expectDeliveryThrough, runRelayToExit, startTestTemporalServer, temporalServerForTest } from '../support/temporal-server-test';
+import { createTestDatabase, type TestDatabase, testConfig } from '../support/test-env';
 
-const RELAY = path.resolve(__dirname, '..', '..', 'bin', 'relay.js');
-
-function serverBinaries(): TemporalServerBinaries | undefined {
-  try {
-    return findTemporalServer(process.env.TEMPORAL_SERVER_PATH);
-  } catch {
-    return undefined;
-  }
-}
-
-const binaries = serverBinaries();
-if (!binaries) {
-  process.stderr.write('test/engines/temporal-tls.test.ts: skipped, temporal-server is not installed (npm run temporal:server:install)\n');
-}
+const binaries = temporalServerForTest('test/engines/temporal-tls.test.ts');
 
 /**
  * Issue 20.1: the real Temporal server (built from its Go module) serving mutual TLS
@@ -49,15 +32,7 @@ if (!binaries) {
     const rogueCa = makeCa(dir, 'rogue-ca');
     const rogueClient = makeCert(dir, rogueCa, 'rogue-client');
     Object.assign(files, { ca: ca.cert, clientCert: client.cert, clientKey: client.key, rogueCa: rogueCa.cert, rogueCert: rogueClient.cert, rogueKey: rogueClient.key });
-    const suffix = Math.random().toString(16).slice(2, 8);
-    temporal = await startTemporalServer({
-      binaries: binaries!,
-      postgresUrl: process.env.RELAY_TEST_ADMIN_DATABASE_URL!,
-      dir: path.join(dir, 'server'),
-      port: await freePort(),
-      namespace: 'default',
-      database: `temporal_mtls_${suffix}`,
-      visibilityDatabase: `temporal_mtls_visibility_${suffix}`,
+    temporal = await startTestTemporalServer(binaries!, path.join(dir, 'server'), 'mtls', {
       tls: {
         certFile: server.cert,
         keyFile: server.key,
@@ -87,23 +62,7 @@ if (!binaries) {
     TEMPORAL_TLS_SERVER_NAME: 'localhost',
   });
 
-  /** Runs `relay <command>` to its exit (a process that starts fine is stopped after 20 s and reported as such). */
-  const relay = (command: 'worker' | 'api', env: Record<string, string>) =>
-    spawnSync(process.execPath, [RELAY, command], {
-      env: {
-        ...process.env,
-        NODE_ENV: 'test',
-        LOG_LEVEL: 'warn',
-        DATABASE_URL: db.url,
-        TEMPORAL_TASK_QUEUE: uniqueTaskQueue('mtls'),
-        PORT: '0',
-        ...TEST_SECRETS,
-        ...env,
-      },
-      encoding: 'utf8',
-      timeout: 20_000,
-      killSignal: 'SIGKILL',
-    });
+  const relay = (command: 'worker' | 'api', env: Record<string, string>) => runRelayToExit(command, db.url, env);
 
   describe('a delivery through relay start', () => {
     let service: ServiceProcess;
@@ -122,14 +81,7 @@ if (!binaries) {
     });
 
     it('completes over mutual TLS', async () => {
-      expect(await (await fetch(`${service.baseUrl}/readyz`)).json()).toEqual({ status: 'ready', checks: { database: 'up', temporal: 'up' } });
-      const scene = await createScene(container);
-      await scene.destination(`${receiver.url}/hook`);
-      const sent = await postSigned(service.baseUrl, scene.endpoint.slug, scene.signingSecret, { over: 'mtls' });
-      expect(sent.status).toBe(202);
-      const [delivery] = await waitForDeliveries(container, sent.body.event_id!, 1);
-      expect((await waitForStatus(container, delivery.id, ['success', 'failed'])).status).toBe('success');
-      expect(receiver.requests.map((r) => JSON.parse(r.body))).toEqual([{ over: 'mtls' }]);
+      await expectDeliveryThrough(service, container, receiver, { over: 'mtls' });
     });
   });
 

@@ -71,6 +71,28 @@ describe('events search: JSON containment and text over payloads and header valu
     expect(await tsquery('hook')).toBe("'hook' | 'hook':*");
   });
 
+  it("q's pre-filter leaves out an open last word that starts most events' words (by ANALYZE's statistics), and keeps a rare one", async () => {
+    const em = api.container.orm.em.fork();
+    const other = await createWorkspace(em);
+    const { endpoint } = await createEndpoint(api.container, em, other.project);
+    for (let i = 0; i < 150; i++) await insertEvent(api.container, endpoint, { payload: { email: `customer${i}@shop.example`, ua: `Hookshot/${i.toString(16)}f00d` } });
+    await fanOutPending(api.container);
+    const connection = api.container.orm.em.getConnection();
+    await connection.execute('analyze event_search');
+    const tsquery = async (q: string) => (await connection.execute<Array<{ t: string }>>('select relay_search_tsquery(?)::text as t', [q]))[0].t;
+    // `example` (and `exa`) start a word of most events: reading that prefix from the index would cost more than it narrows.
+    expect(await tsquery('customer7@shop.example')).toBe("'customer7' & 'shop'");
+    expect(await tsquery('customer7@shop.exa')).toBe("'customer7' & 'shop'");
+    expect(await tsquery('customer7@shop.e')).toBe("'customer7' & 'shop'");
+    // A rare last word stays (it is what makes the search fast); a single word is always kept; a closed one is exact.
+    expect(await tsquery('hookshot/2af0')).toBe("'hookshot' & ( '2af0' | '2af0':* )");
+    expect(await tsquery('example')).toBe("'example' | 'example':*");
+    expect(await tsquery('shop.example.')).toBe("'shop' & 'example'");
+    expect(await search({ q: 'customer7@shop.example' })).toEqual([]); // another project's event
+    const mine = await rest(api.baseUrl, 'GET', `/v1/events?${new URLSearchParams({ q: 'customer7@shop.exam' })}`, { token: await tokenFor(api.container, other.user.id) });
+    expect(mine.body.data).toHaveLength(1);
+  });
+
   it('combines with the other filters and pages with the cursor', async () => {
     expect(await search({ contains: '{"repository":{"name":"relay"}}', event_type: 'push' })).toEqual([ids.relayPush2, ids.relayPush]);
     expect(await search({ contains: '{"repository":{"name":"relay"}}', endpoint_id: ids.endpointB })).toEqual([ids.relayIssue]);
