@@ -97,6 +97,8 @@ const schema = z.object({
   /** Worker slots: local activities (attempts: mostly waiting on receivers, so many) and workflow tasks (CPU). */
   RELAY_WORKER_MAX_ATTEMPTS: int(1, 100_000).default(2000),
   RELAY_WORKER_MAX_WORKFLOW_TASKS: int(1, 10_000).default(200),
+  /** Debug: log the path to the send of every attempt slower than this many ms (src/worker/attempt-timing.ts); unset: off. */
+  RELAY_ATTEMPT_TIMING_MS: int(0, 600_000).optional(),
   RELAY_ALLOW_PRIVATE_NETWORKS: bool.default(false),
   /** Chat platform API bases for bot-token sends (RULINGS.md §28); webhook-URL sends need none. */
   CHAT_A_API_BASE_URL: optionalUrl.optional(),

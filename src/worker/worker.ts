@@ -7,6 +7,7 @@ import type { AppContainer } from '../app/container';
 import { tracingWorkerPlugins } from '../telemetry/tracing';
 import { temporalSettings } from '../temporal/client';
 import { connectTemporalWorker } from '../temporal/worker-connection';
+import { installAttemptTimer } from './attempt-timing';
 import { startWorkerWatchdog } from './worker-watchdog';
 
 const WORKFLOWS_PATH = require.resolve('../../workflows');
@@ -72,12 +73,14 @@ export async function startRelayWorker(container: AppContainer, opts: { taskQueu
     plugins,
   });
   const run = worker.run();
+  const stopTimer = installAttemptTimer(config.RELAY_ATTEMPT_TIMING_MS, container.log, () => container.orm.em.getConnection().getKnex());
   const stopWatchdog = startWorkerWatchdog(worker, { log: container.log, namespace: config.TEMPORAL_NAMESPACE, taskQueue: worker.options.taskQueue });
   return {
     worker,
     run,
     stop: async () => {
       stopWatchdog();
+      stopTimer();
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await run.catch(() => undefined);
       await connection.close();
