@@ -26,6 +26,8 @@ const schema = z.object({
 
   DATABASE_URL: optionalUrl.optional(),
   DATABASE_POOL_MAX: int(1, 200).default(20),
+  /** Connections each process keeps open (unset: 0, but WORKER_POOL_MIN in processes that run the worker: src/worker/worker.ts). */
+  DATABASE_POOL_MIN: int(0, 200).optional(),
   /** Folded into DATABASE_URL as libpq's `sslmode` / `sslrootcert` (src/db/pg-connection.ts); unset: the URL's own. */
   DATABASE_SSL_MODE: z.enum(['disable', 'require', 'verify-ca', 'verify-full']).optional(),
   DATABASE_SSL_CA: z.string().min(1).optional(),
