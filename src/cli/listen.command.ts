@@ -12,6 +12,7 @@ import { isListening, type ListenTarget, nothingListening, parseHeader, parseRou
 import { CLI_FORWARD_FIELDS, type CliForward, type ForwardResult, forwardLocally, localHeaders, parseDelayMs, skippedResult } from './local-forwarder';
 import { tryOpenBrowser } from './open-browser';
 import { Tunnel } from './tunnel';
+import { MissedEventsOffer } from './listen-missed';
 
 export interface ListenOptions {
   path?: string;
@@ -125,6 +126,8 @@ export class Listener {
   private readonly history = new ForwardHistory<ForwardLine & { detail: ForwardDetail }>();
   private tunnel?: Tunnel;
   private keys?: ListenKeys;
+  /** Events that arrived while no CLI was listening, waiting for `f`. */
+  private readonly missed: MissedEventsOffer;
   private done!: { resolve: () => void; reject: (err: unknown) => void };
   readonly finished = new Promise<void>((resolve, reject) => (this.done = { resolve, reject }));
 
@@ -135,10 +138,19 @@ export class Listener {
     private readonly projectId?: string,
     private readonly exitAfterDisconnectMs?: number,
     private readonly forwardMissedAutomatically = false,
-  ) {}
-
-  /** Events whose delivery to this session ended `skipped` while the CLI was away, waiting for `f`. */
-  private missed: string[] = [];
+  ) {
+    this.missed = new MissedEventsOffer({
+      screen: this.screen,
+      ask: () =>
+        this.call<{ cliMissedEvents: string[] }>('query Missed($p: ID, $d: ID!) { cliMissedEvents(projectId: $p, destinationId: $d) }', {
+          p: this.projectId,
+          d: this.session.destination.id,
+        }).then((r) => r.cliMissedEvents),
+      replay: (eventId) => this.replay(eventId),
+      then: () => (this.forwardMissedAutomatically ? 'forwarding' : this.keys ? 'press f' : 'no keyboard'),
+      delayMs: () => this.session.delayMs,
+    });
+  }
 
   /** Starts (or reuses) the session's `cli` destination. */
   async open(input: SessionChange, fields = SESSION_FIELDS): Promise<CliSession & { signingSecret?: string }> {
@@ -159,7 +171,7 @@ export class Listener {
       onNotice: (message, level) => this.screen.notice(message, level),
       onFatal: (err) => void this.stop().then(() => this.done.reject(err)),
       exitAfterDisconnectMs: this.exitAfterDisconnectMs,
-      onReconnected: (droppedAt) => void this.findMissed(droppedAt),
+      onReconnected: () => void this.missed.find(),
     });
     this.tunnel.open();
     this.keys = ListenKeys.attach(this);
@@ -179,6 +191,8 @@ export class Listener {
     this.screen.notice(`destination ${this.session.destination.name}${this.keys ? '   (h for help, q to quit)' : ''}`);
     this.screen.notice('forwards are signed like webhook deliveries with this session\'s secret (relay listen --print-secret)');
     this.watchTarget();
+    // After a `q`, Ctrl+C or kill -9 of the last `listen`: what arrived while nothing listened.
+    await this.missed.find();
   }
 
   /** While running: a warning when the local server goes away, a notice when it is back. */
@@ -230,6 +244,7 @@ export class Listener {
     const line = { at: new Date(), forward, path, result, replay, detail: forwardDetail({ url, headers: localHeaders(forward, extraHeaders), body: forward.body }, result) };
     this.history.add(line);
     this.screen.forward(line);
+    this.missed.forwarded(forward.eventId);
   }
 
   /** ↑ (-1) / ↓ (+1): the line `d` and `o` act on (the newest until one is chosen). */
@@ -268,7 +283,8 @@ export class Listener {
     await this.replay(this.lastEventId);
   }
 
-  private async replay(eventId: string): Promise<void> {
+  /** True when the API made the replay. */
+  private async replay(eventId: string): Promise<boolean> {
     try {
       const { replayCliEvent } = await this.call<{ replayCliEvent: { id: string } }>(
         'mutation Replay($p: ID, $d: ID!, $e: ID!) { replayCliEvent(projectId: $p, destinationId: $d, eventId: $e) { id } }',
@@ -276,43 +292,16 @@ export class Listener {
       );
       this.replays.add(replayCliEvent.id);
       this.screen.notice(`replaying ${eventId}`);
+      return true;
     } catch (err) {
       this.screen.notice(`replay failed: ${(err as Error).message}`, 'warn');
+      return false;
     }
   }
 
-  /**
-   * After a reconnection: the events delivered to this session as `skipped`
-   * (no CLI connected) since the drop. They are offered (`f`) or, with
-   * --forward-missed, forwarded at once: replayCliEvent, to this session only.
-   */
-  private async findMissed(droppedAt: Date): Promise<void> {
-    try {
-      // The server counts only what nobody received (not what the session's --filter left out, nor what was answered while paused).
-      const { cliMissedEvents } = await this.call<{ cliMissedEvents: string[] }>(
-        'query Missed($p: ID, $d: ID!, $t: String!) { cliMissedEvents(projectId: $p, destinationId: $d, since: $t) }',
-        { p: this.projectId, d: this.session.destination.id, t: new Date(droppedAt.getTime() - 1_000).toISOString() },
-      );
-      const fresh = cliMissedEvents.filter((id) => !this.missed.includes(id));
-      if (fresh.length === 0) return;
-      this.missed.push(...fresh);
-      if (this.forwardMissedAutomatically) return this.forwardMissed();
-      const n = this.missed.length;
-      this.screen.notice(`${n} event${n === 1 ? '' : 's'} arrived while you were away: press f to forward ${n === 1 ? 'it' : 'them'}`);
-    } catch (err) {
-      this.screen.notice(`could not look for events missed while away: ${(err as Error).message}`, 'warn');
-    }
-  }
-
-  /** `f` (or --forward-missed): each missed event again, to this session only, oldest first. */
-  async forwardMissed(): Promise<void> {
-    const events = this.missed.splice(0).sort();
-    if (events.length === 0) {
-      this.screen.notice('no missed events to forward');
-      return;
-    }
-    this.screen.notice(`forwarding ${events.length} missed event${events.length === 1 ? '' : 's'}`);
-    for (const eventId of events) await this.replay(eventId);
+  /** `f`: the events that arrived while no CLI was listening, oldest first. */
+  forwardMissed(): Promise<void> {
+    return this.missed.forward();
   }
 
   /** `c`: the session's current settings, for the menu. */
@@ -357,6 +346,7 @@ export class Listener {
   }
 
   private async stop(): Promise<void> {
+    this.missed.stop();
     clearInterval(this.targetCheck);
     this.keys?.detach();
     await this.tunnel?.close();
