@@ -117,7 +117,7 @@ async function pacedStages(pg: Client, ids: string[], sentAt: (id: string) => nu
   );
   const [ingress, outbox, start, activity, handOff, cli, handOffToLocal, report, record] = Array.from({ length: 9 }, () => [] as number[]);
   for (const r of rows) {
-    const [stored, claimed, started, forwardStored, answered, recorded] = [r.stored, r.claimed, r.started, r.forward_stored, r.answered, r.recorded].map(Number);
+    const [stored, claimed, started, forwardStored, answered, recorded] = [r.stored, r.claimed, r.started, r.forward_stored, r.answered, r.recorded].map((v) => (v === null ? Number.NaN : Number(v)));
     const arrived = arrivedAt(r.id);
     const probed = probeAt?.(r.id);
     ingress.push(stored - sentAt(r.id));
