@@ -11,3 +11,6 @@ export const CLI_STALE_AFTER_MS = 3 * CLI_HEARTBEAT_MS;
  * session's `--filter` conditions. The CLI leaves these out of "arrived while you were away".
  */
 export const FILTERED_BY_SESSION = 'filtered out by the listen session (--filter): not forwarded';
+
+/** The most events `relay listen` is offered as missed at once (when it starts, or after a reconnection). */
+export const CLI_MISSED_LIMIT = 1000;

@@ -166,12 +166,12 @@ export class CliSessionResolver {
 
   @Query(() => [ID], {
     description:
-      'After a reconnection: the events (ids, oldest first, at most 1000) whose delivery to this CLI destination ended skipped because no CLI was connected, since `since`. Not those its filters left out.',
+      'The events (ids, oldest first, at most 1000) whose delivery to this CLI destination ended skipped because no CLI was connected, since a CLI last received one before the current connection (a `listen` that starts again after q or kill -9, or reconnects). Not those its filters left out, nor those forwarded since.',
   })
   cliMissedEvents(
     @Arg('destinationId', () => ID) destinationId: string,
-    @Arg('since', { description: 'ISO 8601 date-time: when the connection dropped.' }) since: string,
     @Scoped({ scope: 'project', permission: 'read' }) ctx: ProjectContext,
+    @Arg('since', () => String, { nullable: true, description: 'ISO 8601 date-time: only skips at or after it (optional).' }) since?: string | null,
     @Arg('projectId', () => ID, projectArg) _projectId?: string,
   ): Promise<string[]> {
     return missedCliEvents(ctx, destinationId, parseInput(missedCliEventsInput, { since }));

@@ -19,7 +19,7 @@ import { MessageTemplate } from '../templates/message-template.entity';
 import { Transform } from '../transforms/transform.entity';
 import { User } from '../users/user.entity';
 import { NO_CLI_CONNECTED } from './cli-forwarder';
-import { CLI_MAX_DELAY_MS } from './cli-limits';
+import { CLI_MAX_DELAY_MS, CLI_MISSED_LIMIT, CLI_STALE_AFTER_MS, FILTERED_BY_SESSION } from './cli-limits';
 
 /**
  * `relay listen` sessions (SPEC "CLI tunnel", docs/cli.md): a session is
@@ -247,26 +247,48 @@ export async function authorizeCliForwards(ctx: ProjectContext, destinationId: s
   await findOwnCliDestination(ctx, destinationId);
 }
 
-/** The most events `relay listen` is offered after one reconnection. */
-export const CLI_MISSED_LIMIT = 1000;
-
 export const missedCliEventsInput = z.object({
-  since: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' }),
+  since: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' }).nullish(),
 });
 
 /**
- * After a reconnection: the events this session missed while no CLI was connected, since `since` (the drop), oldest
- * first. Only deliveries that ended `skipped` because nobody was connected count (NO_CLI_CONNECTED): not those the
- * session's `--filter`s left out (FILTERED_BY_SESSION) nor those answered while paused, which the CLI saw.
+ * The events this session missed while no CLI was connected, oldest first, at most CLI_MISSED_LIMIT: asked by
+ * `relay listen` when it starts and after each reconnection (docs/cli.md "Away is not a failure").
+ *
+ * Missed: a delivery to the destination that ended `skipped` because nobody was connected (NO_CLI_CONNECTED; not
+ * what the session's `--filter`s left out, nor what was answered while paused, which the CLI saw), made after the
+ * last attempt that reached a CLI before the current connection began (a forward that crossed the tunnel, answered
+ * or not), and not reached by a later attempt (an `f` or `r` replay) since. So after `q`, Ctrl+C or kill -9 the next
+ * `listen` is offered what arrived after the previous one last received something; after a reconnection, what
+ * arrived during the drop. `since` (older CLIs send the drop time) only narrows it further.
  */
 export async function missedCliEvents(ctx: ProjectContext, destinationId: string, input: z.infer<typeof missedCliEventsInput>): Promise<string[]> {
   const destination = await findOwnCliDestination(ctx, destinationId);
+  // An attempt that reached a CLI: anything but "nobody connected", "left out by --filter" and a cancel.
+  const reached = (a: string) => `${a}.status <> 'canceled' and ${a}.error is distinct from ? and ${a}.error is distinct from ?`;
   const rows = await ctx.em.getConnection().execute<Array<{ event_id: string }>>(
-    `select d.event_id from deliveries d
-      where d.destination_id = ? and d.status = 'skipped' and d.created_at >= ?
-        and exists (select 1 from delivery_attempts a where a.delivery_id = d.id and a.error = ?)
-      group by d.event_id order by d.event_id limit ?`,
-    [destination.id, new Date(input.since), NO_CLI_CONNECTED, CLI_MISSED_LIMIT],
+    `with connection as (
+       select coalesce(max(connected_at), now()) as began from cli_sessions
+        where destination_id = ? and heartbeat_at > now() - make_interval(secs => ?)),
+     last_reached as (
+       select a.id from delivery_attempts a, connection
+        where a.destination_id = ? and a.created_at < connection.began and ${reached('a')}
+        order by a.id desc limit 1)
+     select a.event_id from delivery_attempts a
+       join deliveries d on d.id = a.delivery_id
+      where a.destination_id = ? and a.error = ? and d.status = 'skipped'
+        and a.id > coalesce((select id from last_reached), '00000000-0000-0000-0000-000000000000')
+        and (?::timestamptz is null or a.created_at >= ?::timestamptz)
+        and not exists (select 1 from delivery_attempts r where r.event_id = a.event_id and r.destination_id = a.destination_id and r.id > a.id and ${reached('r')})
+      group by a.event_id order by a.event_id limit ?`,
+    [
+      destination.id, CLI_STALE_AFTER_MS / 1000,
+      destination.id, NO_CLI_CONNECTED, FILTERED_BY_SESSION,
+      destination.id, NO_CLI_CONNECTED,
+      input.since ?? null, input.since ?? null,
+      NO_CLI_CONNECTED, FILTERED_BY_SESSION,
+      CLI_MISSED_LIMIT,
+    ],
   );
   return rows.map((r) => r.event_id);
 }

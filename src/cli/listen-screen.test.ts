@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { type ForwardLine, formatForwardJson, formatForwardLine, ListenScreen, wantsColor } from './listen-screen';
+import { type ForwardLine, formatForwardJson, formatForwardLine, formatMissed, ListenScreen, wantsColor } from './listen-screen';
 
 const line = (result: ForwardLine['result'], extra: Partial<ForwardLine> = {}): ForwardLine => ({
   at: new Date(2026, 10, 23, 14, 2, 11),
@@ -42,6 +42,23 @@ describe('the listen screen', () => {
     screen.forward(line({ statusCode: 200, latencyMs: 1, error: null }));
     const lines = out.read().toString().trim().split('\n').map((l: string) => JSON.parse(l));
     expect(lines.map((l: { type: string }) => l.type)).toEqual(['notice', 'forward']);
+  });
+
+  it('says how many events arrived while no CLI was listening, since when, and what happens to them', () => {
+    const now = new Date(2026, 10, 24, 9, 0, 0);
+    const missed = { eventIds: ['a', 'b'], since: new Date(2026, 10, 24, 8, 1, 2), limited: false, then: 'press f' as const };
+    expect(formatMissed(missed, now)).toBe('2 events arrived while no CLI was listening (since 08:01:02): press f to forward them');
+    expect(formatMissed({ ...missed, eventIds: ['a'], since: new Date(2026, 10, 23, 17, 0, 0) }, now)).toBe(
+      '1 event arrived while no CLI was listening (since 2026-11-23 17:00:00): press f to forward it',
+    );
+    expect(formatMissed({ ...missed, limited: true, then: 'forwarding' }, now)).toBe('2 events arrived while no CLI was listening (since 08:01:02, the oldest ones: more may have arrived)');
+    expect(formatMissed({ ...missed, then: 'rerun with --forward-missed' }, now)).toMatch(/: not forwarded \(no keyboard: start listen with --forward-missed/);
+
+    const out = new PassThrough();
+    new ListenScreen('json', out).missed(missed);
+    expect(JSON.parse(out.read().toString())).toEqual({
+      type: 'missed', time: expect.any(String), count: 2, since: missed.since.toISOString(), limited: false, action: 'offered', event_ids: ['a', 'b'],
+    });
   });
 
   it('uses colour on a terminal unless NO_COLOR is set or TERM is dumb, never when piped', () => {

@@ -61,6 +61,32 @@ export function formatForwardLine(line: ForwardLine, opts: { color: boolean }): 
     .trimEnd();
 }
 
+/** Events that arrived while no CLI was listening, and what happens to them (`then`). */
+export interface MissedEvents {
+  /** Oldest first. */
+  eventIds: string[];
+  /** When the oldest arrived. */
+  since: Date;
+  /** The API answered its most (1000): more may have arrived. */
+  limited: boolean;
+  then: 'press f' | 'forwarding' | 'rerun with --forward-missed';
+}
+
+/** HH:MM:SS today, else with the date. */
+function when(at: Date, now = new Date()): string {
+  const day = (d: Date) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+  return day(at) === day(now) ? clock(at) : `${day(at)} ${clock(at)}`;
+}
+
+export function formatMissed(missed: MissedEvents, now = new Date()): string {
+  const n = missed.eventIds.length;
+  const them = n === 1 ? 'it' : 'them';
+  const what = `${n} event${n === 1 ? '' : 's'} arrived while no CLI was listening (since ${when(missed.since, now)}${missed.limited ? ', the oldest ones: more may have arrived' : ''})`;
+  if (missed.then === 'press f') return `${what}: press f to forward ${them}`;
+  if (missed.then === 'forwarding') return what;
+  return `${what}: not forwarded (no keyboard: start listen with --forward-missed to forward missed events at start)`;
+}
+
 export function formatForwardJson(line: ForwardLine): string {
   return JSON.stringify({
     type: 'forward',
@@ -113,6 +139,14 @@ export class ListenScreen {
     this.out.write(formatDetail(title, line.detail).join('\n') + '\n');
   }
 
+  /** "N events arrived while no CLI was listening"; in JSON, a `missed` line with their ids. */
+  missed(missed: MissedEvents): void {
+    if (this.mode === 'pretty') return this.notice(formatMissed(missed));
+    const { eventIds, since, limited, then } = missed;
+    const action = then === 'press f' ? 'offered' : then === 'forwarding' ? 'forwarding' : 'not_forwarded';
+    this.out.write(JSON.stringify({ type: 'missed', time: new Date().toISOString(), count: eventIds.length, since: since.toISOString(), limited, action, event_ids: eventIds }) + '\n');
+  }
+
   notice(message: string, level: 'info' | 'warn' = 'info'): void {
     if (this.mode === 'json') {
       this.out.write(JSON.stringify({ type: 'notice', time: new Date().toISOString(), level, message }) + '\n');
@@ -129,7 +163,7 @@ export const KEY_HELP = [
   '       o  open the selected event in the dashboard',
   '       r  replay the last event',
   '       p  pause / resume forwarding (paused events are recorded as skipped)',
-  '       f  forward the events that arrived while you were away',
+  '       f  forward the events that arrived while no CLI was listening',
   '       c  change source, transform, template, delay, event types or filters',
   '       h  this help',
   '       q  quit (Ctrl+C too); the destination stays for the next run',

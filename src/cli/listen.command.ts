@@ -12,6 +12,8 @@ import { isListening, type ListenTarget, nothingListening, parseHeader, parseRou
 import { CLI_FORWARD_FIELDS, type CliForward, type ForwardResult, forwardLocally, localHeaders, parseDelayMs, skippedResult } from './local-forwarder';
 import { tryOpenBrowser } from './open-browser';
 import { Tunnel } from './tunnel';
+import { uuidv7Millis } from '../common/ids';
+import { CLI_MISSED_LIMIT } from '../cli-sessions/cli-limits';
 
 export interface ListenOptions {
   path?: string;
@@ -159,7 +161,7 @@ export class Listener {
       onNotice: (message, level) => this.screen.notice(message, level),
       onFatal: (err) => void this.stop().then(() => this.done.reject(err)),
       exitAfterDisconnectMs: this.exitAfterDisconnectMs,
-      onReconnected: (droppedAt) => void this.findMissed(droppedAt),
+      onReconnected: () => void this.findMissed(),
     });
     this.tunnel.open();
     this.keys = ListenKeys.attach(this);
@@ -179,6 +181,7 @@ export class Listener {
     this.screen.notice(`destination ${this.session.destination.name}${this.keys ? '   (h for help, q to quit)' : ''}`);
     this.screen.notice('forwards are signed like webhook deliveries with this session\'s secret (relay listen --print-secret)');
     this.watchTarget();
+    await this.findMissed();
   }
 
   /** While running: a warning when the local server goes away, a notice when it is back. */
@@ -282,31 +285,38 @@ export class Listener {
   }
 
   /**
-   * After a reconnection: the events delivered to this session as `skipped`
-   * (no CLI connected) since the drop. They are offered (`f`) or, with
-   * --forward-missed, forwarded at once: replayCliEvent, to this session only.
+   * When the tunnel is up, first (after a `q`, Ctrl+C or kill -9 of the last `listen`) and after each reconnection:
+   * the events delivered to this session as `skipped` (no CLI connected) since a CLI last received one. They are
+   * offered (`f`) or, with --forward-missed, forwarded at once: replayCliEvent, to this session only.
    */
-  private async findMissed(droppedAt: Date): Promise<void> {
+  private async findMissed(): Promise<void> {
     try {
       // The server counts only what nobody received (not what the session's --filter left out, nor what was answered while paused).
       const { cliMissedEvents } = await this.call<{ cliMissedEvents: string[] }>(
-        'query Missed($p: ID, $d: ID!, $t: String!) { cliMissedEvents(projectId: $p, destinationId: $d, since: $t) }',
-        { p: this.projectId, d: this.session.destination.id, t: new Date(droppedAt.getTime() - 1_000).toISOString() },
+        'query Missed($p: ID, $d: ID!) { cliMissedEvents(projectId: $p, destinationId: $d) }',
+        { p: this.projectId, d: this.session.destination.id },
       );
       const fresh = cliMissedEvents.filter((id) => !this.missed.includes(id));
       if (fresh.length === 0) return;
       this.missed.push(...fresh);
-      if (this.forwardMissedAutomatically) return this.forwardMissed();
-      const n = this.missed.length;
-      this.screen.notice(`${n} event${n === 1 ? '' : 's'} arrived while you were away: press f to forward ${n === 1 ? 'it' : 'them'}`);
+      this.missed.sort();
+      const auto = this.forwardMissedAutomatically;
+      this.screen.missed({
+        eventIds: this.missed,
+        // Event ids are UUIDv7: the oldest one's time is when it arrived.
+        since: new Date(uuidv7Millis(this.missed[0])),
+        limited: cliMissedEvents.length >= CLI_MISSED_LIMIT,
+        then: auto ? 'forwarding' : this.keys ? 'press f' : 'rerun with --forward-missed',
+      });
+      if (auto) await this.forwardMissed();
     } catch (err) {
-      this.screen.notice(`could not look for events missed while away: ${(err as Error).message}`, 'warn');
+      this.screen.notice(`could not look for missed events: ${(err as Error).message}`, 'warn');
     }
   }
 
   /** `f` (or --forward-missed): each missed event again, to this session only, oldest first. */
   async forwardMissed(): Promise<void> {
-    const events = this.missed.splice(0).sort();
+    const events = this.missed.splice(0);
     if (events.length === 0) {
       this.screen.notice('no missed events to forward');
       return;

@@ -87,7 +87,7 @@ function clientCommands(relay: Command): void {
     .option('--allow-external', 'allow a URL target on another machine')
     .option('--insecure', 'accept a self-signed certificate from an https target')
     .option('--print-secret', "print the session's signing secret and exit")
-    .option('--forward-missed', 'on reconnect, forward the events that arrived while away without asking (else: press f)')
+    .option('--forward-missed', 'forward the events that arrived while no CLI was listening without asking, at start and on reconnect (else: press f)')
     .addOption(profile())
     .option('--project <project_id>', 'the project (default: your default project)')
     .addOption(apiUrl())

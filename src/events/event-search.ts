@@ -63,14 +63,25 @@ export function containsCondition(json: string): [string, unknown[]] {
 }
 
 /**
- * WHERE fragment (with bindings): `text` occurs, case-insensitively, in the payload text or a header
- * value of `e`, from the start of a word. The full-text index finds the events holding every word of
- * `text` as a word prefix; ILIKE keeps those holding the exact text.
+ * `q`'s index pre-filter (migrations/Migration20261124091500_search_tsquery_common_prefix.ts), built
+ * once per search: relay_search_tsquery reads statistics, so it is STABLE, and inside the query it
+ * would run again for every row PostgreSQL looks at (an unselective search reads many); passed in
+ * as a constant, the planner also sees how selective it is.
  */
-export function textCondition(text: string): [string, unknown[]] {
+export async function textSearchQuery(em: EntityManager, text: string): Promise<string> {
+  const [row] = await em.getConnection().execute<Array<{ tsquery: string | null }>>('select relay_search_tsquery(?)::text as tsquery', [text]);
+  return row?.tsquery ?? '';
+}
+
+/**
+ * WHERE fragment (with bindings): `text` occurs, case-insensitively, in the payload text or a header
+ * value of `e`, from the start of a word. The full-text index finds the events matching `tsquery`
+ * (textSearchQuery of the same text); ILIKE keeps those holding the exact text.
+ */
+export function textCondition(text: string, tsquery: string): [string, unknown[]] {
   return [
-    `exists (select 1 from event_search s where s.event_id = e.id and s.words @@ relay_search_tsquery(?)) and relay_event_search_text(e.payload, e.headers) ilike ? escape '!'`,
-    [text, `%${text.replace(/[!%_]/g, '!$&')}%`],
+    `exists (select 1 from event_search s where s.event_id = e.id and s.words @@ ?::tsquery) and relay_event_search_text(e.payload, e.headers) ilike ? escape '!'`,
+    [tsquery, `%${text.replace(/[!%_]/g, '!$&')}%`],
   ];
 }
 

@@ -12,7 +12,7 @@ import { replayEvent as replayEventDeliveries } from '../deliveries/delivery-ope
 import { deliveryView, toDeliveryView } from '../deliveries/delivery.view';
 import { Event } from './event.entity';
 import { EVENT_OUTCOMES, type EventOutcomeView, outcomeCondition, outcomesByEventIds, RESPONSE_CLASSES, responseClassCondition } from './event-outcome';
-import { containsCondition, searchFields, textCondition, withSearchTimeout } from './event-search';
+import { containsCondition, searchFields, textCondition, textSearchQuery, withSearchTimeout } from './event-search';
 import { type EventListItemView, type EventView, toEventSummaryView, toEventView } from './event.view';
 
 /**
@@ -42,12 +42,16 @@ const SUMMARY_FIELDS = ['id', 'endpointId', 'projectId', 'organizationId', 'even
 async function findEvents(ctx: ProjectContext, q: ListEventsQuery, withBody: boolean): Promise<Event[]> {
   // A search may read many rows: bounded by RELAY_SEARCH_TIMEOUT_MS (src/events/event-search.ts).
   if (q.contains !== undefined || q.q !== undefined) {
-    return withSearchTimeout(ctx.em, ctx.container.config.RELAY_SEARCH_TIMEOUT_MS, (em) => eventsQuery(em, ctx.project.id, q, withBody).getResult());
+    return withSearchTimeout(ctx.em, ctx.container.config.RELAY_SEARCH_TIMEOUT_MS, async (em) => {
+      const tsquery = q.q !== undefined ? await textSearchQuery(em, q.q) : undefined;
+      return eventsQuery(em, ctx.project.id, q, withBody, tsquery).getResult();
+    });
   }
   return eventsQuery(ctx.em, ctx.project.id, q, withBody).getResult();
 }
 
-function eventsQuery(em: EntityManager, projectId: string, q: ListEventsQuery, withBody: boolean) {
+/** `tsquery`: textSearchQuery of `q.q`, when the search has a text. */
+function eventsQuery(em: EntityManager, projectId: string, q: ListEventsQuery, withBody: boolean, tsquery?: string) {
   const qb = em
     .createQueryBuilder(Event, 'e')
     .select(withBody ? ['*', 'payloadText'] : [...SUMMARY_FIELDS])
@@ -70,7 +74,8 @@ function eventsQuery(em: EntityManager, projectId: string, q: ListEventsQuery, w
   if (q.outcome) qb.andWhere(...outcomeCondition(q.outcome));
   if (q.response_class) qb.andWhere(...responseClassCondition(q.response_class));
   if (q.contains !== undefined) qb.andWhere(...containsCondition(q.contains));
-  if (q.q !== undefined) qb.andWhere(...textCondition(q.q));
+  // Without its tsquery a text search matches nothing rather than everything.
+  if (q.q !== undefined) qb.andWhere(...textCondition(q.q, tsquery ?? ''));
   return qb;
 }
 

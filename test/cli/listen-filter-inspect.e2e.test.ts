@@ -240,7 +240,7 @@ async function receiver(): Promise<{ port: number; received: Received[]; close()
 
       proxy.block(false);
       await term.waitFor('away', /reconnected after \d+ s/);
-      await term.waitFor('away', /> 1 event arrived while you were away: press f to forward it\n/);
+      await term.waitFor('away', /> 1 event arrived while no CLI was listening \(since \d\d:\d\d:\d\d\): press f to forward it\n/);
       term.keys('away', 'f');
       await term.waitFor('away', /forwarding 1 missed event\n/);
       await term.waitFor('away', new RegExp(`201\\s+\\d+ ms\\s+${missed}\\s+\\(replay\\)`));

@@ -78,6 +78,28 @@ import { hasTmux, Terminal } from './tmux';
   /** A fresh presence row: the CLI's subscription is open on the running API. */
   const waitConnected = (since: Date) => waitListening(pg, since);
 
+  /**
+   * Waits until the API has dropped every presence row (it noticed the cut socket, or the CLI's exit: no CLI is
+   * connected), then ingests `bodies`, which end `skipped` (not failed, not dead-lettered); their event ids.
+   */
+  const ingestWhileNoCli = async (bodies: string[]): Promise<string[]> => {
+    for (let i = 0; i < 100; i++) {
+      const { rows } = await pg.query('select count(*)::int as n from cli_sessions where heartbeat_at > now() - interval \'15 seconds\'');
+      if (rows[0].n === 0) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const ids: string[] = [];
+    for (const body of bodies) ids.push(await ingest(body));
+    for (let i = 0; i < 300; i++) {
+      const { rows } = await pg.query('select status from deliveries where event_id = any($1::uuid[])', [ids]);
+      if (rows.length === ids.length && rows.every((r) => r.status === 'skipped')) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const { rows: statuses } = await pg.query('select status, dead_lettered_at from deliveries where event_id = any($1::uuid[])', [ids]);
+    expect(statuses).toEqual(ids.map(() => expect.objectContaining({ status: 'skipped', dead_lettered_at: null })));
+    return ids;
+  };
+
   it('reconnects after a graceful stop (1012) and after kill -9, forever, and forwards the next event; --exit-after-disconnect gives up', async () => {
     let since = new Date();
     term.run('listen', ['listen', String(receiverPort), source.slug], { XDG_CONFIG_HOME: config.home });
@@ -137,26 +159,13 @@ import { hasTmux, Terminal } from './tmux';
       proxy.block(true);
       proxy.dropAll();
       await term.waitFor(win, /connection lost \(1006[^)]*\): reconnecting…/);
-      // The API notices the cut socket and drops the presence row: no CLI is connected now.
-      for (let i = 0; i < 100; i++) {
-        const { rows } = await pg.query('select count(*)::int as n from cli_sessions where heartbeat_at > now() - interval \'15 seconds\'');
-        if (rows[0].n === 0) break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
       const bodies = [`{"away":1,"how":"${how}"}`, `{"away":2,"how":"${how}"}`];
-      const missed = [await ingest(bodies[0]), await ingest(bodies[1])];
-      for (let i = 0; i < 300; i++) {
-        const { rows } = await pg.query('select status from deliveries where event_id = any($1::uuid[])', [missed]);
-        if (rows.length === 2 && rows.every((r) => r.status === 'skipped')) break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      const { rows: statuses } = await pg.query('select status, dead_lettered_at from deliveries where event_id = any($1::uuid[])', [missed]);
-      expect(statuses).toEqual([expect.objectContaining({ status: 'skipped', dead_lettered_at: null }), expect.objectContaining({ status: 'skipped', dead_lettered_at: null })]);
+      const missed = await ingestWhileNoCli(bodies);
 
       proxy.block(false);
       await term.waitFor(win, /reconnected after \d+ s/);
       if (how === 'f') {
-        await term.waitFor(win, /2 events arrived while you were away: press f to forward them/);
+        await term.waitFor(win, /2 events arrived while no CLI was listening \(since \d\d:\d\d:\d\d\): press f to forward them/);
         term.keys(win, 'f');
       } else {
         await term.waitFor(win, /forwarding 2 missed events/);
@@ -171,5 +180,65 @@ import { hasTmux, Terminal } from './tmux';
       home.cleanup();
     }
   }, 120_000);
+  }
+  for (const how of ['q', 'kill -9'] as const) {
+  it(`offers, when listen starts again after ${how}, the events that arrived while no CLI was listening, and f forwards exactly those`, async () => {
+    const run = (win: string, extra: string[] = []) => term.run(win, ['listen', String(receiverPort), source.slug, ...extra], { XDG_CONFIG_HOME: config.home });
+    const tag = how === 'q' ? 'quit' : 'killed';
+    const first = `${tag}-1`;
+    let since = new Date();
+    run(first);
+    await term.waitFor(first, /Ready! Forwarding/);
+    await waitConnected(since);
+    // The first run forwards one event live: that one is never offered as missed.
+    const live = await ingest(`{"live":"${tag}"}`);
+    await term.waitFor(first, new RegExp(`200\\s+\\d+ ms\\s+${live}`));
+    if (how === 'q') {
+      term.keys(first, 'q');
+      await term.waitFor(first, /EXIT=0/);
+    } else {
+      term.signal(first, 'SIGKILL');
+      await term.waitFor(first, /EXIT=137/);
+    }
+
+    const bodies = [`{"missed":1,"after":"${tag}"}`, `{"missed":2,"after":"${tag}"}`];
+    const missed = await ingestWhileNoCli(bodies);
+
+    // The same destination again (same user, machine and source); after kill -9 with --output json.
+    const second = `${tag}-2`;
+    since = new Date();
+    run(second, how === 'q' ? [] : ['--output', 'json']);
+    if (how === 'q') {
+      await term.waitFor(second, /2 events arrived while no CLI was listening \(since \d\d:\d\d:\d\d\): press f to forward them/);
+    } else {
+      const [line] = await term.waitFor(second, /\{"type":"missed".*\}/);
+      expect(JSON.parse(line)).toEqual(expect.objectContaining({ count: 2, action: 'offered', event_ids: missed }));
+    }
+    await waitConnected(since);
+    term.keys(second, 'f');
+    for (const id of missed) await term.waitFor(second, how === 'q' ? new RegExp(`200\\s+\\d+ ms\\s+${id}\\s+\\(replay\\)`) : new RegExp(`"event_id":"${id}".*"replay":true`));
+    // Exactly those: two replays, and the live event was not sent again.
+    const screen = term.screen(second);
+    expect(screen.match(how === 'q' ? /\(replay\)/g : /"replay":true/g)).toHaveLength(2);
+    expect(screen).not.toContain(live);
+    expect(received.filter((b) => b === `{"live":"${tag}"}`)).toHaveLength(1);
+    expect(received.filter((b) => bodies.includes(b)).sort()).toEqual([...bodies].sort());
+    term.keys(second, 'q');
+    await term.waitFor(second, /EXIT=0/);
+
+    if (how === 'q') {
+      // Forwarded now: a third run offers nothing (its first live event is forwarded with no offer before it).
+      const third = `${tag}-3`;
+      since = new Date();
+      run(third);
+      await term.waitFor(third, /Ready! Forwarding/);
+      await waitConnected(since);
+      const next = await ingest('{"live":"third"}');
+      await term.waitFor(third, new RegExp(`200\\s+\\d+ ms\\s+${next}`));
+      expect(term.screen(third)).not.toMatch(/arrived while no CLI was listening/);
+      term.keys(third, 'q');
+      await term.waitFor(third, /EXIT=0/);
+    }
+  }, 150_000);
   }
 });

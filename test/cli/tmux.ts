@@ -53,6 +53,14 @@ export class Terminal {
     }
   }
 
+  /** Sends `signal` to the command running in window `name` (the child of the pane's shell), e.g. SIGKILL for a kill -9. */
+  signal(name: string, signal: NodeJS.Signals): void {
+    const shell = this.tmux('list-panes', '-t', name, '-F', '#{pane_pid}').trim();
+    const children = execFileSync('ps', ['-o', 'pid=', '--ppid', shell], { encoding: 'utf8' }).split('\n').map((p) => p.trim()).filter(Boolean);
+    if (children.length !== 1) throw new Error(`expected one command in window ${name}, found ${children.length}`);
+    process.kill(Number(children[0]), signal);
+  }
+
   kill(name: string): void {
     this.tmux('kill-session', '-t', name);
   }
