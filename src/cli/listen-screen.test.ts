@@ -52,7 +52,7 @@ describe('the listen screen', () => {
       '1 event arrived while no CLI was listening (since 2026-11-23 17:00:00): press f to forward it',
     );
     expect(formatMissed({ ...missed, limited: true, then: 'forwarding' }, now)).toBe('2 events arrived while no CLI was listening (since 08:01:02, the oldest ones: more may have arrived)');
-    expect(formatMissed({ ...missed, then: 'rerun with --forward-missed' }, now)).toMatch(/: not forwarded \(no keyboard: start listen with --forward-missed/);
+    expect(formatMissed({ ...missed, then: 'no keyboard' }, now)).toMatch(/: not forwarded \(no keyboard: start listen with --forward-missed/);
 
     const out = new PassThrough();
     new ListenScreen('json', out).missed(missed);

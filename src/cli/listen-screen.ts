@@ -69,7 +69,7 @@ export interface MissedEvents {
   since: Date;
   /** The API answered its most (1000): more may have arrived. */
   limited: boolean;
-  then: 'press f' | 'forwarding' | 'rerun with --forward-missed';
+  then: 'press f' | 'forwarding' | 'no keyboard';
 }
 
 /** HH:MM:SS today, else with the date. */

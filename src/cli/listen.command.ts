@@ -12,8 +12,7 @@ import { isListening, type ListenTarget, nothingListening, parseHeader, parseRou
 import { CLI_FORWARD_FIELDS, type CliForward, type ForwardResult, forwardLocally, localHeaders, parseDelayMs, skippedResult } from './local-forwarder';
 import { tryOpenBrowser } from './open-browser';
 import { Tunnel } from './tunnel';
-import { uuidv7Millis } from '../common/ids';
-import { CLI_MISSED_LIMIT } from '../cli-sessions/cli-limits';
+import { MissedEventsOffer } from './listen-missed';
 
 export interface ListenOptions {
   path?: string;
@@ -127,6 +126,8 @@ export class Listener {
   private readonly history = new ForwardHistory<ForwardLine & { detail: ForwardDetail }>();
   private tunnel?: Tunnel;
   private keys?: ListenKeys;
+  /** Events that arrived while no CLI was listening, waiting for `f`. */
+  private readonly missed: MissedEventsOffer;
   private done!: { resolve: () => void; reject: (err: unknown) => void };
   readonly finished = new Promise<void>((resolve, reject) => (this.done = { resolve, reject }));
 
@@ -137,10 +138,19 @@ export class Listener {
     private readonly projectId?: string,
     private readonly exitAfterDisconnectMs?: number,
     private readonly forwardMissedAutomatically = false,
-  ) {}
-
-  /** Events whose delivery to this session ended `skipped` while the CLI was away, waiting for `f`. */
-  private missed: string[] = [];
+  ) {
+    this.missed = new MissedEventsOffer({
+      screen: this.screen,
+      ask: () =>
+        this.call<{ cliMissedEvents: string[] }>('query Missed($p: ID, $d: ID!) { cliMissedEvents(projectId: $p, destinationId: $d) }', {
+          p: this.projectId,
+          d: this.session.destination.id,
+        }).then((r) => r.cliMissedEvents),
+      replay: (eventId) => this.replay(eventId),
+      then: () => (this.forwardMissedAutomatically ? 'forwarding' : this.keys ? 'press f' : 'no keyboard'),
+      delayMs: () => this.session.delayMs,
+    });
+  }
 
   /** Starts (or reuses) the session's `cli` destination. */
   async open(input: SessionChange, fields = SESSION_FIELDS): Promise<CliSession & { signingSecret?: string }> {
@@ -161,7 +171,7 @@ export class Listener {
       onNotice: (message, level) => this.screen.notice(message, level),
       onFatal: (err) => void this.stop().then(() => this.done.reject(err)),
       exitAfterDisconnectMs: this.exitAfterDisconnectMs,
-      onReconnected: () => void this.findMissed(),
+      onReconnected: () => void this.missed.find(),
     });
     this.tunnel.open();
     this.keys = ListenKeys.attach(this);
@@ -181,7 +191,8 @@ export class Listener {
     this.screen.notice(`destination ${this.session.destination.name}${this.keys ? '   (h for help, q to quit)' : ''}`);
     this.screen.notice('forwards are signed like webhook deliveries with this session\'s secret (relay listen --print-secret)');
     this.watchTarget();
-    await this.findMissed();
+    // After a `q`, Ctrl+C or kill -9 of the last `listen`: what arrived while nothing listened.
+    await this.missed.find();
   }
 
   /** While running: a warning when the local server goes away, a notice when it is back. */
@@ -233,6 +244,7 @@ export class Listener {
     const line = { at: new Date(), forward, path, result, replay, detail: forwardDetail({ url, headers: localHeaders(forward, extraHeaders), body: forward.body }, result) };
     this.history.add(line);
     this.screen.forward(line);
+    this.missed.forwarded(forward.eventId);
   }
 
   /** ↑ (-1) / ↓ (+1): the line `d` and `o` act on (the newest until one is chosen). */
@@ -271,7 +283,8 @@ export class Listener {
     await this.replay(this.lastEventId);
   }
 
-  private async replay(eventId: string): Promise<void> {
+  /** True when the API made the replay. */
+  private async replay(eventId: string): Promise<boolean> {
     try {
       const { replayCliEvent } = await this.call<{ replayCliEvent: { id: string } }>(
         'mutation Replay($p: ID, $d: ID!, $e: ID!) { replayCliEvent(projectId: $p, destinationId: $d, eventId: $e) { id } }',
@@ -279,50 +292,16 @@ export class Listener {
       );
       this.replays.add(replayCliEvent.id);
       this.screen.notice(`replaying ${eventId}`);
+      return true;
     } catch (err) {
       this.screen.notice(`replay failed: ${(err as Error).message}`, 'warn');
+      return false;
     }
   }
 
-  /**
-   * When the tunnel is up, first (after a `q`, Ctrl+C or kill -9 of the last `listen`) and after each reconnection:
-   * the events delivered to this session as `skipped` (no CLI connected) since a CLI last received one. They are
-   * offered (`f`) or, with --forward-missed, forwarded at once: replayCliEvent, to this session only.
-   */
-  private async findMissed(): Promise<void> {
-    try {
-      // The server counts only what nobody received (not what the session's --filter left out, nor what was answered while paused).
-      const { cliMissedEvents } = await this.call<{ cliMissedEvents: string[] }>(
-        'query Missed($p: ID, $d: ID!) { cliMissedEvents(projectId: $p, destinationId: $d) }',
-        { p: this.projectId, d: this.session.destination.id },
-      );
-      const fresh = cliMissedEvents.filter((id) => !this.missed.includes(id));
-      if (fresh.length === 0) return;
-      this.missed.push(...fresh);
-      this.missed.sort();
-      const auto = this.forwardMissedAutomatically;
-      this.screen.missed({
-        eventIds: this.missed,
-        // Event ids are UUIDv7: the oldest one's time is when it arrived.
-        since: new Date(uuidv7Millis(this.missed[0])),
-        limited: cliMissedEvents.length >= CLI_MISSED_LIMIT,
-        then: auto ? 'forwarding' : this.keys ? 'press f' : 'rerun with --forward-missed',
-      });
-      if (auto) await this.forwardMissed();
-    } catch (err) {
-      this.screen.notice(`could not look for missed events: ${(err as Error).message}`, 'warn');
-    }
-  }
-
-  /** `f` (or --forward-missed): each missed event again, to this session only, oldest first. */
-  async forwardMissed(): Promise<void> {
-    const events = this.missed.splice(0);
-    if (events.length === 0) {
-      this.screen.notice('no missed events to forward');
-      return;
-    }
-    this.screen.notice(`forwarding ${events.length} missed event${events.length === 1 ? '' : 's'}`);
-    for (const eventId of events) await this.replay(eventId);
+  /** `f`: the events that arrived while no CLI was listening, oldest first. */
+  forwardMissed(): Promise<void> {
+    return this.missed.forward();
   }
 
   /** `c`: the session's current settings, for the menu. */
@@ -367,6 +346,7 @@ export class Listener {
   }
 
   private async stop(): Promise<void> {
+    this.missed.stop();
     clearInterval(this.targetCheck);
     this.keys?.detach();
     await this.tunnel?.close();
