@@ -19,7 +19,7 @@ import { findTemporalServer, startTemporalServer } from '../src/launcher/tempora
 import { closeHttpAgents } from '../src/sending/http-client';
 import { deliveryWorkflowId } from '../src/temporal/delivery-workflows';
 import { ensureSearchAttributes } from '../src/temporal/ensure-search-attributes';
-import { startRelayWorker } from '../src/worker/worker';
+import { startRelayWorker, withWorkerPoolFloor } from '../src/worker/worker';
 import { runStops, saveFigures, writeMarkedSection } from './bench-output';
 import { BENCH_PROCESS, type CpuProfile, startCpuSampler, startThreadSampler } from './cpu-sampler';
 import { freePort } from '../test/support/free-port';
@@ -250,7 +250,8 @@ async function measureEndToEnd(databaseUrl: string, address: string, opts: Opts,
       RELAY_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString('base64')}`,
       RELAY_JWT_SECRET: randomBytes(32).toString('hex'),
     });
-    const container = await createContainer(config, log);
+    // Configured as a process that runs the worker (the pool floor of `relay worker` / `relay start`).
+    const container = await createContainer(withWorkerPoolFloor(config), log);
     stops.push(() => container.close());
     await ensureSearchAttributes({ address, namespace: 'default' });
 
