@@ -111,4 +111,17 @@ describe('the listen tunnel hand-off', () => {
       knex.removeListener('query', count);
     }
   });
+
+  // Last in this file: it closes the container's LISTEN connection.
+  it('in one process (worker and API, as `relay start`), hands the forward to the subscription without the notification', async () => {
+    const { destinationId } = await startSession(server.url, token, { machine: 'one-process' });
+    listener = await listen(server.url, token, container(), destinationId);
+    await container().notifications.close();
+    const body = '{ "one":  "process" }';
+    const eventId = await ingest(body);
+    const forward = await listener.next(15_000);
+    expect(forward).toMatchObject({ eventId, body });
+    await report(server.url, token, { forwardId: forward.id, statusCode: 200, latencyMs: 1 });
+    expect((await waitForStatus(container(), forward.deliveryId, ['success', 'failed'])).status).toBe('success');
+  });
 });
