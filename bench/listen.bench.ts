@@ -5,7 +5,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { createClient } from 'graphql-ws';
 import { Client } from 'pg';
+import WebSocket from 'ws';
 import { freePort } from '../test/support/free-port';
 import { runStops, saveFigures, writeMarkedSection } from './bench-output';
 
@@ -23,11 +25,13 @@ import { runStops, saveFigures, writeMarkedSection } from './bench-output';
  * 'body.kind eq order'`): one paced event in ten is a `kind: other` that the
  * filter keeps on the server (it must never arrive). `--plain` runs without route and filters.
  *
- *   node bin/relay.js bench listen [--seconds 15 | --paced 300] [--burst 600] [--plain] [--no-save]
+ *   node bin/relay.js bench listen [--seconds 15 | --paced 300] [--burst 600] [--plain] [--probe] [--no-save]
  *
  * `--seconds N`: the paced phase's length (20 events a second: N × 20 events; `--paced` gives the count instead).
  * `--no-save`: print the figures as JSON and write nothing (bench/results, docs/benchmarks.md), for a short check
  * such as `--seconds 5 --burst 100 --no-save` that must not replace a full run's figures.
+ * `--probe`: a second `cliForwards` subscriber in this process notes when each forward is pushed, which splits
+ * the hand-off (NOTIFY, the API's push) from the CLI and its local POST; it costs the API one more push per event.
  */
 const REPO = path.resolve(__dirname, '..');
 const RELAY = path.join(REPO, 'bin', 'relay.js');
@@ -78,31 +82,71 @@ async function settled(pg: Client, timeoutMs: number): Promise<void> {
 }
 
 /**
- * The paced events' path cut at what the database records: the event row
- * (ingress), its delivery row (the outbox dispatcher's claim) and the
- * workflow start mark; the rest is the workflow task, the activity, the hand-off to the
- * API process and the CLI, and the local POST. Epoch milliseconds on both sides.
+ * Bench-only instrumentation of the hand-off table: `cli_forwards` rows are
+ * removed when their attempt is recorded, so a trigger keeps when each was
+ * stored (the worker's `begin`, statement start) and answered (the CLI's
+ * reportCliForward). An unlogged side table of the bench's own database.
  */
-async function pacedStages(pg: Client, ids: string[], sentAt: (id: string) => number, arrivedAt: (id: string) => number) {
+async function markForwards(pg: Client): Promise<void> {
+  await pg.query(`create unlogged table bench_forward_marks (delivery_id uuid, stored_at timestamptz, answered_at timestamptz)`);
+  await pg.query(`create function bench_mark_forward() returns trigger language plpgsql as $$
+    begin insert into bench_forward_marks values (old.delivery_id, old.created_at, old.answered_at); return old; end $$`);
+  await pg.query(`create trigger bench_mark_forward after delete on cli_forwards for each row execute function bench_mark_forward()`);
+}
+
+/**
+ * The paced events' path cut at what the database records: the event row
+ * (ingress), its delivery row (the outbox dispatcher's claim), the workflow
+ * start mark, the forward row (the attempt activity's hand-off), then the
+ * arrival at the receiver; with `probeAt`, a second subscriber of the bench's
+ * own splits the hand-off (NOTIFY, the API's read and push) from the CLI and its local POST.
+ * After the arrival (not part of the latency): the CLI's answer and the attempt recorded.
+ * Epoch milliseconds on every side (one machine, one clock).
+ */
+async function pacedStages(pg: Client, ids: string[], sentAt: (id: string) => number, arrivedAt: (id: string) => number, probeAt?: (id: string) => number | undefined) {
   const { rows } = await pg.query(
     `select e.id, extract(epoch from e.created_at) * 1000 as stored, extract(epoch from d.created_at) * 1000 as claimed,
-            extract(epoch from d.workflow_started_at) * 1000 as started
-       from events e join deliveries d on d.event_id = e.id where e.id = any($1::uuid[])`,
+            extract(epoch from d.workflow_started_at) * 1000 as started,
+            extract(epoch from f.stored_at) * 1000 as forward_stored, extract(epoch from f.answered_at) * 1000 as answered,
+            extract(epoch from a.created_at) * 1000 as recorded
+       from events e join deliveries d on d.event_id = e.id
+       left join bench_forward_marks f on f.delivery_id = d.id
+       left join delivery_attempts a on a.delivery_id = d.id and a.attempt_number = 1
+      where e.id = any($1::uuid[])`,
     [ids],
   );
-  const spans: Record<string, number[]> = { 'ingress (sent → event stored)': [], 'outbox (→ delivery claimed)': [], 'workflow start (→ marked started)': [], 'workflow task, activity, tunnel, local POST (→ at the receiver)': [] };
-  const [ingress, outbox, start, rest] = Object.values(spans);
+  const [ingress, outbox, start, activity, handOff, cli, handOffToLocal, report, record] = Array.from({ length: 9 }, () => [] as number[]);
   for (const r of rows) {
-    const [stored, claimed, started] = [Number(r.stored), Number(r.claimed), Number(r.started)];
+    const [stored, claimed, started, forwardStored, answered, recorded] = [r.stored, r.claimed, r.started, r.forward_stored, r.answered, r.recorded].map((v) => (v === null ? Number.NaN : Number(v)));
+    const arrived = arrivedAt(r.id);
+    const probed = probeAt?.(r.id);
     ingress.push(stored - sentAt(r.id));
     outbox.push(claimed - stored);
     start.push(started - claimed);
-    rest.push(arrivedAt(r.id) - started);
+    activity.push(forwardStored - started);
+    handOffToLocal.push(arrived - forwardStored);
+    if (probed !== undefined) {
+      handOff.push(probed - forwardStored);
+      cli.push(arrived - probed);
+    }
+    report.push(answered - arrived);
+    record.push(recorded - answered);
   }
+  const spans: Record<string, number[]> = {
+    'ingress (sent → event stored)': ingress,
+    'outbox (→ delivery claimed)': outbox,
+    'workflow start (→ marked started)': start,
+    'workflow task, attempt activity (→ forward stored)': activity,
+    ...(probeAt
+      ? { 'commit, NOTIFY, API read and push (→ at a second subscriber)': handOff, 'CLI, local POST (→ at the receiver)': cli }
+      : { 'NOTIFY, API push, CLI, local POST (→ at the receiver)': handOffToLocal }),
+    'after the arrival: the CLI reports (→ answer stored)': report,
+    'after the arrival: signal, workflow task, record (→ attempt recorded)': record,
+  };
   return Object.fromEntries(
     Object.entries(spans).map(([name, xs]) => {
-      const sorted = xs.sort((a, b) => a - b);
-      return [name, { p50: percentile(sorted, 50), p99: percentile(sorted, 99) }];
+      const sorted = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+      return [name, sorted.length ? { p50: percentile(sorted, 50), p99: percentile(sorted, 99) } : null];
     }),
   );
 }
@@ -111,6 +155,7 @@ export async function main(args: string[]): Promise<void> {
   const paced = args.includes('--seconds') ? arg(args, '--seconds', 15) * 20 : arg(args, '--paced', 300);
   const burst = arg(args, '--burst', 600);
   const plain = args.includes('--plain');
+  const probe = args.includes('--probe');
   const save = !args.includes('--no-save');
   const session = plain ? [] : ['--route', 'order=/orders', '--event-type', 'order,other', '--filter', 'body.kind eq order'];
   const stops: Array<() => Promise<unknown> | unknown> = [];
@@ -178,6 +223,22 @@ export async function main(args: string[]): Promise<void> {
       if (i > 300) throw new Error('relay listen did not connect');
       await sleep(100);
     }
+    await markForwards(pg);
+    const probedAt = new Map<string, number>();
+    if (probe) {
+      const { rows } = await pg.query('select destination_id from cli_sessions limit 1');
+      const ws = createClient({ url: `${baseUrl.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${token}` }, retryAttempts: 0 });
+      stops.push(() => ws.dispose());
+      ws.subscribe<{ cliForwards: { eventId: string } }>(
+        { query: 'subscription($d: ID!) { cliForwards(destinationId: $d) { eventId } }', variables: { d: rows[0].destination_id } },
+        {
+          next: ({ data }) => void (data && !probedAt.has(data.cliForwards.eventId) && probedAt.set(data.cliForwards.eventId, performance.now())),
+          error: (err) => process.stderr.write(`probe subscriber: ${JSON.stringify(err)}\n`),
+          complete: () => undefined,
+        },
+      );
+      while ((await pg.query('select count(*)::int as n from cli_sessions')).rows[0].n < 2) await sleep(50);
+    }
 
     const sentAt = new Map<string, number>();
     const ingest = async (n: number, kind: 'order' | 'other' = 'order') => {
@@ -226,7 +287,13 @@ export async function main(args: string[]): Promise<void> {
     while (pacedIds.length < expected || pacedIds.length + filteredIds.length < paced) await sleep(20);
     const pacedArrived = await waitArrived(pacedIds, 60_000);
     const latencies = pacedArrived.map((id) => arrivedAt.get(id)! - sentAt.get(id)!).sort((a, b) => a - b);
-    const stages = await pacedStages(pg, pacedArrived, (id) => performance.timeOrigin + sentAt.get(id)!, (id) => performance.timeOrigin + arrivedAt.get(id)!);
+    const stages = await pacedStages(
+      pg,
+      pacedArrived,
+      (id) => performance.timeOrigin + sentAt.get(id)!,
+      (id) => performance.timeOrigin + arrivedAt.get(id)!,
+      probe ? (id) => (probedAt.has(id) ? performance.timeOrigin + probedAt.get(id)! : undefined) : undefined,
+    );
 
     // Throughput: a burst, 16 ingress requests at a time.
     const burstIds: string[] = [];
@@ -310,7 +377,7 @@ export async function main(args: string[]): Promise<void> {
           : []),
         `| burst (16 ingress requests at a time) | ${burst} | ${burstArrived.length} | ${figures.burst.forwarded_events_per_s} | | | | ≥ 200 events/s: ${met(figures.burst.forwarded_events_per_s >= 200)} |`,
         '',
-        `Where the paced events' time went (p50 / p99 ms, from the rows' timestamps): ${Object.entries(figures.paced.stages_ms).map(([name, v]) => `${name} ${v.p50} / ${v.p99}`).join('; ')}.`,
+        `Where the paced events' time went (p50 / p99 ms, from the rows' timestamps${probe ? ' and a second subscriber (`--probe`)' : ''}): ${Object.entries(figures.paced.stages_ms).map(([name, v]) => `${name} ${v ? `${v.p50} / ${v.p99}` : 'n/a'}`).join('; ')}. The latency ends at the receiver; the two stages after the arrival are the rest of the delivery (its outcome recorded), not part of it.`,
         '',
         plain
           ? 'A plain session (`--plain`): no route, no filters.'

@@ -4,7 +4,7 @@ import { RefreshToken } from '../auth/refresh-token.entity';
 import { issueAccessToken } from '../auth/tokens';
 import { UnauthenticatedError } from '../common/errors';
 import { uuidv7 } from '../common/ids';
-import { hashToken, randomToken } from '../common/secret-box';
+import { hashToken, hmacHex, randomToken } from '../common/secret-box';
 import { notifyAccessChanged } from '../subscriptions/subscription-access';
 import { type User } from '../users/user.entity';
 import { type SessionView, toUserView } from './account.view';
@@ -13,12 +13,27 @@ import { type SessionView, toUserView } from './account.view';
  * Sessions: a short-lived access JWT (`sub` = user id) plus a rotating refresh
  * token. Only the refresh token's SHA-256 is stored. Every refresh spends the
  * presented token and mints the next one of the same family; presenting a
- * spent token again means it leaked, so the whole family is revoked.
+ * spent token again means it leaked, so the whole family is revoked, except
+ * within RELAY_REFRESH_REUSE_GRACE_SECONDS of its rotation while its successor
+ * is still unspent: a client that lost the answer (a reload, a cut connection)
+ * or a second tab that read the token a moment before it was rotated then gets
+ * that same successor again (docs/accounts.md).
  */
 export const REFRESH_TOKEN_PREFIX = 'rt_';
 
-async function mintRefreshToken(em: EntityManager, container: AppContainer, user: User, familyId: string): Promise<string> {
-  const token = `${REFRESH_TOKEN_PREFIX}${randomToken(32)}`;
+/**
+ * The token that rotating `spent` mints: an HMAC of it under the server's secret, so the same
+ * successor can be handed out again within the grace without being stored, and nobody without
+ * the secret can derive it.
+ */
+function successorOf(container: AppContainer, spent: string): string {
+  const secret = container.config.RELAY_JWT_SECRET;
+  if (!secret) throw new Error('RELAY_JWT_SECRET is not set');
+  const mac = hmacHex(secret, 'relay.refresh-successor:', spent);
+  return `${REFRESH_TOKEN_PREFIX}${Buffer.from(mac, 'hex').toString('base64url')}`;
+}
+
+async function mintRefreshToken(em: EntityManager, container: AppContainer, user: User, familyId: string, token: string): Promise<void> {
   em.create(RefreshToken, {
     user,
     tokenHash: hashToken(token),
@@ -26,11 +41,9 @@ async function mintRefreshToken(em: EntityManager, container: AppContainer, user
     expiresAt: new Date(Date.now() + container.config.RELAY_REFRESH_TOKEN_TTL_SECONDS * 1000),
   });
   await em.flush();
-  return token;
 }
 
-async function sessionFor(em: EntityManager, container: AppContainer, user: User, familyId: string): Promise<SessionView> {
-  const refreshToken = await mintRefreshToken(em, container, user, familyId);
+async function sessionView(container: AppContainer, user: User, familyId: string, refreshToken: string): Promise<SessionView> {
   const access = await issueAccessToken(container.config, user.id, familyId);
   return {
     access_token: access.token,
@@ -42,8 +55,11 @@ async function sessionFor(em: EntityManager, container: AppContainer, user: User
 }
 
 /** A new session (new refresh-token family) for a user who just proved who they are. */
-export function startSession(em: EntityManager, container: AppContainer, user: User): Promise<SessionView> {
-  return sessionFor(em, container, user, uuidv7());
+export async function startSession(em: EntityManager, container: AppContainer, user: User): Promise<SessionView> {
+  const familyId = uuidv7();
+  const refreshToken = `${REFRESH_TOKEN_PREFIX}${randomToken(32)}`;
+  await mintRefreshToken(em, container, user, familyId, refreshToken);
+  return sessionView(container, user, familyId, refreshToken);
 }
 
 /**
@@ -65,6 +81,18 @@ async function revokeFamily(em: EntityManager, familyId: string): Promise<void> 
   await notifyAccessChanged(em, `session:${familyId}`);
 }
 
+/**
+ * A spent token presented again is forgiven when it was rotated less than the grace ago and the
+ * successor that rotation minted is still live (unspent, not revoked by logout, not expired):
+ * the presenter is then the same client or one of its tabs, and gets that successor again.
+ */
+async function withinGrace(em: EntityManager, container: AppContainer, spent: RefreshToken, successor: string): Promise<boolean> {
+  const graceMs = container.config.RELAY_REFRESH_REUSE_GRACE_SECONDS * 1000;
+  if (!spent.revokedAt || Date.now() - spent.revokedAt.getTime() > graceMs) return false;
+  const next = await em.findOne(RefreshToken, { tokenHash: hashToken(successor), familyId: spent.familyId, revokedAt: null, expiresAt: { $gt: new Date() } });
+  return next !== null;
+}
+
 export async function rotateSession(em: EntityManager, container: AppContainer, presented: string): Promise<SessionView> {
   const found = await em.findOne(RefreshToken, { tokenHash: hashToken(presented) }, { fields: ['familyId'] });
   if (!found) throw new UnauthenticatedError('The refresh token is invalid: log in again.', 'invalid_refresh_token');
@@ -72,12 +100,15 @@ export async function rotateSession(em: EntityManager, container: AppContainer, 
     // Read again under the lock: a concurrent refresh may have spent it meanwhile.
     const stored = await tem.findOneOrFail(RefreshToken, found.id, { populate: ['user'], refresh: true });
     if (stored.expiresAt.getTime() <= Date.now()) return 'expired' as const;
+    const successor = successorOf(container, presented);
     if (stored.revokedAt) {
+      if (await withinGrace(tem, container, stored, successor)) return sessionView(container, stored.user, stored.familyId, successor);
       await revokeFamily(tem, stored.familyId);
       return 'reused' as const;
     }
     stored.revokedAt = new Date();
-    return sessionFor(tem, container, stored.user, stored.familyId);
+    await mintRefreshToken(tem, container, stored.user, stored.familyId, successor);
+    return sessionView(container, stored.user, stored.familyId, successor);
   });
   if (outcome === 'expired') throw new UnauthenticatedError('The refresh token has expired: log in again.', 'refresh_token_expired');
   if (outcome === 'reused') {

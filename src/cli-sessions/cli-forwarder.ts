@@ -6,9 +6,9 @@ import type { AttemptContext } from '../deliveries/attempt-store';
 import { answerToResult, failureToResult } from '../sending/http-client';
 import { notSent, type SendResult } from '../sending/send-result';
 import { deliveryHeaders } from '../sending/webhook.sender';
-import type { Condition } from '../common/types';
 import { evaluateConditions } from '../conditions/conditions';
 import { CLI_STALE_AFTER_MS, FILTERED_BY_SESSION } from './cli-limits';
+import { forwardNotice } from './cli-forward-notice';
 
 /** What the CLI reported for a forward (reportCliForward), as stored in `cli_forwards.result`. */
 export interface CliAnswer {
@@ -85,48 +85,58 @@ export class CliForwarder {
     return this.deps.orm.em.getConnection().getKnex();
   }
 
-  /** Stores and announces the forward; a SendResult instead when nothing can be forwarded (no CLI connected). */
+  /** Stores and announces the forward; a SendResult instead when nothing can be forwarded (filtered out, no CLI connected). */
   async begin(req: CliForwardRequest): Promise<CliForwardOut | SendResult> {
     const { ctx } = req;
     const payloadSent = req.transformed ? req.transformed.payload : ctx.payload;
-    const { rows } = await this.knex.raw(
-      // The destination's `cli_session` is read once (a lateral join), for both its delay and its filters.
-      `select exists (select 1 from cli_sessions where destination_id = ? and heartbeat_at > now() - make_interval(secs => ?)) as connected,
-              coalesce((d.cli_session->>'delayMs')::int, 0) as delay_ms,
-              d.cli_session->'filters' as filters,
-              (select payload::text from events where id = ?) as original_body
-         from (values (1)) as one
-         left join lateral (select cli_session from destinations where id = ?) as d on true`,
-      [ctx.destination.id, CLI_STALE_AFTER_MS / 1000, ctx.eventId, ctx.destination.id],
-    );
-    const { connected, delay_ms: delayMs, filters, original_body: originalBody } = rows[0] as {
-      connected: boolean;
-      delay_ms: number;
-      filters: Condition[] | null;
-      original_body: string | null;
-    };
+    // The session's options came with the attempt's context (one query for both).
+    const filters = ctx.destination.cliSession?.filters;
+    const delayMs = ctx.destination.cliSession?.delayMs ?? 0;
     // `--filter`: over the event as received (as an endpoint's filter groups are), before anything is forwarded.
     if (filters && !evaluateConditions(filters, 'AND', { headers: ctx.headers, body: ctx.payload })) {
       return notSent(payloadSent, FILTERED_BY_SESSION, { skipped: true });
     }
-    if (!connected) return notSent(payloadSent, NO_CLI_CONNECTED, { skipped: true });
 
     // The exact text a webhook would carry: the event's own bytes (the `json` column keeps them), or the transform's JSON.
-    const body = req.transformed ? JSON.stringify(req.transformed.payload ?? null) : (originalBody ?? 'null');
+    const body = req.transformed ? JSON.stringify(req.transformed.payload ?? null) : ctx.payloadText;
     const delivery = deliveryHeaders({ headerPrefix: ctx.headerPrefix, eventId: ctx.eventId, endpointId: ctx.endpointId, deliveryId: ctx.deliveryId, signing: req.signing }, body);
     const headers = forwardHeaders(ctx.headers, delivery, req.transformed !== null);
-    // A retried activity (worker crash) finds its forward again (the CLI may have answered it already: collect uses that).
-    // The API processes are told in the same statement (the NOTIFY goes out at its commit): one round trip, not two.
-    const { rows: stored } = await this.knex.raw(
-      `with stored as (
+    const id = uuidv7();
+    const notice = forwardNotice(ctx.destination.id, {
+      id,
+      eventId: ctx.eventId,
+      deliveryId: ctx.deliveryId,
+      attemptNumber: ctx.attemptNumber,
+      eventType: ctx.eventType,
+      sourceSlug: ctx.endpointSlug,
+      receivedAt: ctx.receivedAt.toISOString(),
+      method: 'POST',
+      headers,
+      body,
+      delayMs,
+    });
+    // ONE statement, one round trip: stored only while a CLI is connected (a fresh presence row; none: no row comes
+    // back), and the API processes told at its commit. A fresh forward's notice carries it whole (the API pushes it
+    // without reading it back); a retried activity (worker crash) finds its forward again (the CLI may have answered
+    // it already: collect uses that) and announces it by id.
+    const { rows } = await this.knex.raw(
+      `with live as (
+         select 1 from cli_sessions where destination_id = ? and heartbeat_at > now() - make_interval(secs => ?) limit 1
+       ), stored as (
          insert into cli_forwards (id, delivery_id, attempt_number, destination_id, project_id, event_id, headers, body, delay_ms)
-         values (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)
+         select ?::uuid, ?::uuid, ?::int, ?::uuid, ?::uuid, ?::uuid, ?::jsonb, ?::text, ?::int from live
          on conflict (delivery_id, attempt_number) do update set delay_ms = excluded.delay_ms
          returning id, result)
-       select id, case when result is null then pg_notify(?, ?::text || ' ' || id::text) end as told from stored`,
-      [uuidv7(), ctx.deliveryId, ctx.attemptNumber, ctx.destination.id, ctx.projectId, ctx.eventId, JSON.stringify(headers), body, delayMs, NOTIFY.cliForwards, ctx.destination.id],
+       select id, case when result is null then pg_notify(?, case when id = ?::uuid and ?::text is not null then ?::text else ?::text || ' ' || id::text end) end as told
+         from stored`,
+      [
+        ...[ctx.destination.id, CLI_STALE_AFTER_MS / 1000],
+        ...[id, ctx.deliveryId, ctx.attemptNumber, ctx.destination.id, ctx.projectId, ctx.eventId, JSON.stringify(headers), body, delayMs],
+        ...[NOTIFY.cliForwards, id, notice, notice, ctx.destination.id],
+      ],
     );
-    return { forwardId: stored[0].id, waitMs: req.timeoutMs + delayMs };
+    if (rows.length === 0) return notSent(payloadSent, NO_CLI_CONNECTED, { skipped: true });
+    return { forwardId: rows[0].id, waitMs: req.timeoutMs + delayMs };
   }
 
   /**

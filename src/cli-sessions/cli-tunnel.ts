@@ -1,8 +1,9 @@
 import os from 'node:os';
 import type { AppContainer } from '../app/container';
-import { isUuid, uuidv7 } from '../common/ids';
+import { uuidv7 } from '../common/ids';
 import { NOTIFY } from '../common/notify-channels';
 import { Channel } from '../subscriptions/channel';
+import { parseForwardNotice } from './cli-forward-notice';
 import { CLI_HEARTBEAT_MS } from './cli-limits';
 
 /** One forward as the CLI receives it (GraphQL `CliForward`). */
@@ -40,9 +41,10 @@ const tunnels = new WeakMap<AppContainer, CliTunnel>();
  * The API side of `relay listen`: while a `cliForwards` subscription is open
  * its process keeps a `cli_sessions` row (heartbeat every CLI_HEARTBEAT_MS;
  * removed on unsubscribe), which is how a worker knows a CLI is connected.
- * Workers NOTIFY `relay_cli_forwards` with `<destination id> <forward id>`;
+ * Workers NOTIFY `relay_cli_forwards` with `<destination id> <forward id>`
+ * and, when it fits, the forward itself (src/cli-sessions/cli-forward-notice.ts);
  * every API process hears it and only the one(s) holding a subscription for
- * that destination read the forward and push it. After a reconnection of the
+ * that destination push it (reading it first when the notice has ids only). After a reconnection of the
  * LISTEN connection, unanswered forwards of local sessions are rescanned.
  * Deleting the destination deletes its rows (cascade); the next heartbeat
  * then ends its subscriptions.
@@ -151,10 +153,12 @@ export class CliTunnel {
     this.heartbeat.unref();
   }
 
+  /** A worker's notice (src/cli-sessions/cli-forward-notice.ts): the forward itself is pushed at once; ids only, it is read first. */
   private onForward(payload: string): void {
-    const [destinationId, forwardId] = payload.split(' ');
-    if (!forwardId || !isUuid(forwardId) || ![...this.sessions].some((s) => s.destinationId === destinationId)) return;
-    this.push([forwardId]);
+    const notice = parseForwardNotice(payload);
+    if (!notice || ![...this.sessions].some((s) => s.destinationId === notice.destinationId)) return;
+    if (notice.forward) this.deliver([{ destinationId: notice.destinationId, forward: notice.forward }]);
+    else this.push([notice.forwardId]);
   }
 
   /** Reads the forwards (`null`: every unanswered one of this process's sessions) and pushes each to its destination's sessions. */
@@ -162,16 +166,19 @@ export class CliTunnel {
     const destinations = [...new Set([...this.sessions].map((s) => s.destinationId))];
     if (destinations.length === 0) return;
     this.readForwards(forwardIds, destinations)
-      .then((forwards) => {
-        const now = Date.now();
-        for (const [id, at] of this.sent) if (now - at > SENT_MEMORY_MS) this.sent.delete(id);
-        for (const { destinationId, forward } of forwards) {
-          if (this.sent.has(forward.id)) continue;
-          this.sent.set(forward.id, now);
-          for (const s of this.sessions) if (s.destinationId === destinationId) s.channel.push(forward);
-        }
-      })
+      .then((forwards) => this.deliver(forwards))
       .catch((err: unknown) => this.container.log.warn({ err }, 'could not read CLI forwards'));
+  }
+
+  /** Pushes each forward to its destination's sessions, once (a rescan or a second notice does not push it again). */
+  private deliver(forwards: Array<{ destinationId: string; forward: CliForwardView }>): void {
+    const now = Date.now();
+    for (const [id, at] of this.sent) if (now - at > SENT_MEMORY_MS) this.sent.delete(id);
+    for (const { destinationId, forward } of forwards) {
+      if (this.sent.has(forward.id)) continue;
+      this.sent.set(forward.id, now);
+      for (const s of this.sessions) if (s.destinationId === destinationId) s.channel.push(forward);
+    }
   }
 
   private async readForwards(ids: string[] | null, destinations: string[]): Promise<Array<{ destinationId: string; forward: CliForwardView }>> {

@@ -1,7 +1,8 @@
 /**
  * PostgreSQL LISTEN/NOTIFY channels shared across processes. Payloads are
  * small hints; listeners re-read the tables (ids are UUIDv7, so "newer than
- * the last id seen" is a cheap query).
+ * the last id seen" is a cheap query). One exception: a CLI forward travels
+ * whole when it fits (`cliForwards`), as it has exactly one reader.
  */
 export const NOTIFY = {
   /** Ingress committed new events (payload: empty or a project id); wakes the outbox dispatcher and subscriptions. */
@@ -16,6 +17,9 @@ export const NOTIFY = {
    * organization delete and API key revocation are read from `relay_endpoints`.
    */
   accessChanged: 'relay_access',
-  /** A worker handed a forward to a `listen` session (payload: `<destination id> <forward id>`); the API process holding its subscription pushes it. */
+  /**
+   * A worker handed a forward to a `listen` session (payload: `<destination id> <forward id>`, then the forward as JSON when
+   * it fits: src/cli-sessions/cli-forward-notice.ts); the API process holding its subscription pushes it.
+   */
   cliForwards: 'relay_cli_forwards',
 } as const;

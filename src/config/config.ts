@@ -55,6 +55,8 @@ const schema = z.object({
   RELAY_JWT_SECRET: z.string().min(32).optional(),
   RELAY_ACCESS_TOKEN_TTL_SECONDS: int(60, 86400).default(900),
   RELAY_REFRESH_TOKEN_TTL_SECONDS: int(3600, 90 * 86400).default(30 * 86400),
+  /** How long a just-rotated refresh token may be presented again for the same successor (src/accounts/session.service.ts); 0 = never. */
+  RELAY_REFRESH_REUSE_GRACE_SECONDS: int(0, 300).default(30),
   RELAY_INVITE_TTL_SECONDS: int(300, 90 * 86400).default(7 * 86400),
   RELAY_OAUTH_STATE_TTL_SECONDS: int(60, 3600).default(600),
   /** Management API (`/v1`, `/graphql`) requests per credential and window; 0 turns the limit off. */

@@ -2,7 +2,7 @@ import type { Knex } from '@mikro-orm/postgresql';
 import { uuidv7 } from '../common/ids';
 import { NOTIFY } from '../common/notify-channels';
 import { stringifyJson } from '../common/raw-json';
-import type { AttemptStatus, DeliveryStatus, DestinationType, RetryPolicy, RoutingRule } from '../common/types';
+import type { AttemptStatus, Condition, DeliveryStatus, DestinationType, RetryPolicy, RoutingRule } from '../common/types';
 import type { SendResult } from '../sending/send-result';
 
 /**
@@ -71,6 +71,8 @@ export interface AttemptContext {
     signingSecretEnc: string | null;
     previousSigningSecretEnc: string | null;
     previousSecretExpiresAt: Date | null;
+    /** A `cli` destination's session options (`destinations.cli_session`: delay, filters), read here so the forward costs no extra query. */
+    cliSession: { delayMs?: number; filters?: Condition[] } | null;
   };
   /** Null when the endpoint and destination are no longer linked (a late retry or a replay). */
   link: { templateId: string | null; transformId: string | null; routingRules: RoutingRule[] } | null;
@@ -108,7 +110,7 @@ export async function loadAttemptContext(knex: Knex, deliveryId: string, attempt
             e.event_type, e.payload, e.payload::text as payload_text, e.headers, e.created_at as received_at,
             ep.slug as endpoint_slug, p.header_prefix,
             t.type, t.webhook_url_enc, t.bot_token_enc, t.guild_id, t.channel_id, t.retry_policy,
-            t.signing_secret_enc, t.previous_signing_secret_enc, t.previous_secret_expires_at,
+            t.signing_secret_enc, t.previous_signing_secret_enc, t.previous_secret_expires_at, t.cli_session,
             l.id as link_id, l.template_id, l.transform_id, l.routing_rules,
             a.status as attempt_status, a.next_retry_at as attempt_next_retry_at,
             ${admission} as admission
@@ -150,6 +152,7 @@ export async function loadAttemptContext(knex: Knex, deliveryId: string, attempt
       signingSecretEnc: r.signing_secret_enc,
       previousSigningSecretEnc: r.previous_signing_secret_enc,
       previousSecretExpiresAt: r.previous_secret_expires_at ? new Date(r.previous_secret_expires_at) : null,
+      cliSession: r.cli_session ?? null,
     },
     link: r.link_id ? { templateId: r.template_id, transformId: r.transform_id, routingRules: r.routing_rules ?? [] } : null,
     storedAttempt: r.attempt_status ? { status: r.attempt_status, next_retry_at: r.attempt_next_retry_at } : null,

@@ -12,7 +12,8 @@ describe('refresh-token reuse under concurrency', () => {
 
   beforeAll(async () => {
     // Nineteen reuses per trial are failed refreshes from one address: the per-IP limit is not what this measures.
-    api = await startTestApi({ RELAY_AUTH_IP_LIMIT: '0' });
+    // Without the reuse grace, so that every concurrent reuse counts (with it: refresh-grace.test.ts).
+    api = await startTestApi({ RELAY_AUTH_IP_LIMIT: '0', RELAY_REFRESH_REUSE_GRACE_SECONDS: '0' });
     client = new RecordingClient(api.baseUrl);
   });
   afterAll(() => api.close());

@@ -192,7 +192,9 @@ describe('relay listen, end to end', () => {
     expect(after.refresh_token).not.toBe(stored.refresh_token);
     expect((fs.statSync(config.file).mode & 0o777).toString(8)).toBe('600');
 
-    // The spent refresh token again: the API refuses it (and revokes its family).
+    // The spent refresh token again, once its successor is spent too (a replay the API's reuse grace does not
+    // forgive, docs/accounts.md): the API refuses it (and revokes its family).
+    expect((await rest(service.baseUrl, 'POST', '/v1/auth/refresh', { body: { refresh_token: after.refresh_token } })).status).toBe(200);
     fs.writeFileSync(config.file, JSON.stringify({ ...after, refresh_token: stored.refresh_token, access_token_expires_at: new Date(0).toISOString() }));
     await expectFailure(cli(['whoami']), 3, /^relay: refresh failed \(session expired, login again\)/);
     await expectFailure(cli(['listen', String(receiverPort)]), 3, /refresh failed \(session expired, login again\)/);
