@@ -16,6 +16,7 @@ import { deliveryAttempts, deliveryDeferrals, deliveryFirstAttemptSeconds, deliv
 import { PlatformCooldowns } from '../src/sending/platform-cooldowns';
 import { notSent, type SendResult } from '../src/sending/send-result';
 import { CliForwarder } from '../src/cli-sessions/cli-forwarder';
+import { activityScheduledAt, attemptTimer } from '../src/worker/attempt-timing';
 import type { ActivityDeps } from './deps';
 
 export type { AttemptOutcome } from '../src/deliveries/attempt-store';
@@ -75,7 +76,9 @@ export function createDeliveryActivities(deps: ActivityDeps) {
      */
     async attemptDelivery(input: { deliveryId: string; attemptNumber: number; waitRound?: number }): Promise<AttemptOutcome> {
       const { deliveryId, attemptNumber } = input;
+      const timing = attemptTimer().begin(deliveryId, activityScheduledAt());
       const ctx = await loadAttemptContext(knex(), deliveryId, attemptNumber, admissionRequest);
+      timing.contextLoaded();
       if (!ctx) return { kind: 'gone' };
       if (ctx.storedAttempt) return outcomeOfStoredAttempt(ctx.storedAttempt, Date.now());
       if (ctx.status === 'canceled') return { kind: 'canceled' };
@@ -92,6 +95,7 @@ export function createDeliveryActivities(deps: ActivityDeps) {
         case 'throttled':
         case 'deferred':
           deliveryDeferrals.inc({ ...labels, reason: action.kind });
+          timing.end({ destinationId: ctx.destination.id, attemptNumber, outcome: action.kind }, Date.now());
           return action;
         case 'expired':
           // The circuit stayed open past the retry schedule's end: dead-lettered without a send (never immortal).
@@ -104,6 +108,7 @@ export function createDeliveryActivities(deps: ActivityDeps) {
         sendAttempt(ctx, { ...deps, cooldowns, cliForwarder, knex: knex() }),
       );
       if ('forwardId' in result) return { kind: 'awaiting_cli', forwardId: result.forwardId, waitMs: result.waitMs };
+      timing.end({ destinationId: ctx.destination.id, attemptNumber, sendMs: result.latencyMs }, Date.now() - result.latencyMs);
       return finish(ctx, attemptNumber, result);
     },
 

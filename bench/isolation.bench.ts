@@ -23,7 +23,8 @@ import { benchRelayEnv, startBenchTemporal, startRelayProcesses } from './bench-
 
 /**
  * `npm run bench:isolation [-- --seconds 40 --grace 30 --settle 60 --noise-events 500 --cli-events 200
- *   --backlog-events 10000 --slow-ms 25000 --slot-wait-ms 250 --only baseline,a,e --label before]`
+ *   --backlog-events 10000 --slow-ms 25000 --slot-wait-ms 250 --only baseline,a,e --label before
+ *   --no-save --log FILE]`
  *
  * Delivery isolation (issue 16), in one run: `relay api` and `relay worker` as
  * separate processes on a private PostgreSQL and Temporal dev server. A fast
@@ -124,6 +125,10 @@ interface Options {
   slotWaitMs: number;
   only: string[] | null;
   label: string;
+  /** Print the run instead of writing bench/results/isolation.json and docs/benchmarks.md (an A/B while investigating). */
+  save: boolean;
+  /** Where the relay processes' log goes (kept after the run; default: the run's temporary directory). */
+  log: string | null;
 }
 
 function parseArgs(args: string[]): Options {
@@ -152,6 +157,8 @@ function parseArgs(args: string[]): Options {
     slotWaitMs: num('slot-wait-ms', 250, 1, 60_000),
     only,
     label,
+    save: !args.includes('--no-save'),
+    log: get('log') ?? null,
   };
 }
 
@@ -388,6 +395,7 @@ async function whereWaited(temporal: Client, waited: Array<{ delivery_id: string
   const known = (values: number[]) => values.filter((v) => !Number.isNaN(v));
   return {
     deliveries: waited.length,
+    delivery_ids: waited.map((row) => row.delivery_id),
     slept_on_a_timer_before_sending: timerBeforeSend,
     created_to_workflow_started_ms: stats(known(split.created_to_workflow_started_ms)),
     workflow_started_to_first_task_ms: stats(known(split.workflow_started_to_first_task_ms)),
@@ -525,7 +533,7 @@ export async function main(args: string[]): Promise<void> {
       }),
       (async () => {
         const { dataDir, url: databaseUrl } = await startBenchPostgres('isolation', stops);
-        logFile = path.join(dataDir, 'relay.log');
+        logFile = opts.log ? path.resolve(opts.log) : path.join(dataDir, 'relay.log');
         const orm = await createOrm(databaseUrl);
         await migrate(orm);
         stops.push(() => orm.close());
@@ -598,6 +606,10 @@ export async function main(args: string[]): Promise<void> {
           windows,
           met: windows.every((w) => w.key === 'baseline' || w.met),
         };
+        if (!opts.save) {
+          process.stdout.write(`${JSON.stringify(run, null, 2)}\n`);
+          return;
+        }
         const previous = fs.existsSync(RESULTS) ? (JSON.parse(fs.readFileSync(RESULTS, 'utf8')) as { runs?: Record<string, typeof run> }).runs ?? {} : {};
         const runs = { ...previous, [opts.label]: run };
         saveFigures(RESULTS, { runs });

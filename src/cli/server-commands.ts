@@ -22,7 +22,7 @@ import { startTemporalDevServer } from '../launcher/temporal';
 import { ensureTemporalCli } from '../launcher/temporal-cli';
 import { temporalSettings } from '../temporal/client';
 import { ensureSearchAttributes } from '../temporal/ensure-search-attributes';
-import { bundleWorkflows } from '../worker/worker';
+import { bundleWorkflows, withWorkerPoolFloor } from '../worker/worker';
 
 function config(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = env.RELAY_DATA_DIR ?? '.relay';
@@ -147,7 +147,7 @@ export async function start(): Promise<void> {
     }
 
     const cfg = config({ ...process.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress });
-    container = await createContainer(cfg, log);
+    container = await createContainer(cfg.RELAY_RUN_WORKER ? withWorkerPoolFloor(cfg) : cfg, log);
     const applied = await migrate(container.orm);
     if (applied.length) log.info({ applied }, 'migrations applied');
     const api = await startApiProcess(container);
@@ -187,7 +187,7 @@ export async function worker(): Promise<void> {
   let container: AppContainer | undefined;
   await runUntilSignal(log, ['worker'], async () => container?.close(), async () => {
     log.info({ taskQueue: cfg.TEMPORAL_TASK_QUEUE }, 'worker starting');
-    container = await createContainer(cfg, log);
+    container = await createContainer(withWorkerPoolFloor(cfg), log);
     await startWorkerProcess(container);
     log.info({ taskQueue: cfg.TEMPORAL_TASK_QUEUE }, 'worker running');
   });

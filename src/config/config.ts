@@ -26,6 +26,8 @@ const schema = z.object({
 
   DATABASE_URL: optionalUrl.optional(),
   DATABASE_POOL_MAX: int(1, 200).default(20),
+  /** Connections each process keeps open (unset: 0, but WORKER_POOL_MIN in processes that run the worker: src/worker/worker.ts). */
+  DATABASE_POOL_MIN: int(0, 200).optional(),
   /** Folded into DATABASE_URL as libpq's `sslmode` / `sslrootcert` (src/db/pg-connection.ts); unset: the URL's own. */
   DATABASE_SSL_MODE: z.enum(['disable', 'require', 'verify-ca', 'verify-full']).optional(),
   DATABASE_SSL_CA: z.string().min(1).optional(),
@@ -99,6 +101,8 @@ const schema = z.object({
   /** Worker slots: local activities (attempts: mostly waiting on receivers, so many) and workflow tasks (CPU). */
   RELAY_WORKER_MAX_ATTEMPTS: int(1, 100_000).default(2000),
   RELAY_WORKER_MAX_WORKFLOW_TASKS: int(1, 10_000).default(200),
+  /** Debug: log the path to the send of every attempt slower than this many ms (src/worker/attempt-timing.ts); unset: off. */
+  RELAY_ATTEMPT_TIMING_MS: int(0, 600_000).optional(),
   RELAY_ALLOW_PRIVATE_NETWORKS: bool.default(false),
   /** Chat platform API bases for bot-token sends (RULINGS.md §28); webhook-URL sends need none. */
   CHAT_A_API_BASE_URL: optionalUrl.optional(),

@@ -2,6 +2,7 @@ import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundErro
 import { defineSearchAttributeKey, SearchAttributeType, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
 import { cancelDeliverySignal, cliAnswerSignal, type deliveryWorkflow } from '../../workflows/delivery.workflow';
 import { workflowEagerStarts } from '../metrics/metrics';
+import { attemptTimer } from '../worker/attempt-timing';
 import { SEARCH_ATTRIBUTES } from './search-attributes';
 
 /** What a delivery workflow is started with: its id and the fields a user searches by in the Temporal UI. */
@@ -69,6 +70,7 @@ export async function startDeliveryWorkflow(
       ],
     });
     if (opts.eager) workflowEagerStarts.inc({ result: handle.eagerlyStarted ? 'eager' : 'fallback' });
+    if (handle.eagerlyStarted) attemptTimer().startReturned(d.deliveryId);
     return 'started';
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already_started';

@@ -4,9 +4,11 @@ import { DefaultLogger, Runtime, Worker, bundleWorkflowCode } from '@temporalio/
 import type { Logger } from '../common/logger';
 import { createActivities } from '../../activities';
 import type { AppContainer } from '../app/container';
+import type { Config } from '../config/config';
 import { tracingWorkerPlugins } from '../telemetry/tracing';
 import { temporalSettings } from '../temporal/client';
 import { connectTemporalWorker } from '../temporal/worker-connection';
+import { installAttemptTimer } from './attempt-timing';
 import { startWorkerWatchdog } from './worker-watchdog';
 
 const WORKFLOWS_PATH = require.resolve('../../workflows');
@@ -18,6 +20,29 @@ export async function bundleWorkflows(outFile = WORKFLOW_BUNDLE_PATH): Promise<s
   fs.mkdirSync(path.dirname(outFile), { recursive: true });
   fs.writeFileSync(outFile, code);
   return outFile;
+}
+
+/**
+ * Connections a worker process keeps open when DATABASE_POOL_MIN is unset: a destination's window starts up to its
+ * max_concurrency (default 10) attempts at once, each with a context query, so a burst after a quiet spell (when the
+ * pool had shrunk to one or two) opened its connections one by one, and an attempt of another destination queued
+ * behind them (docs/delivery.md "Where a fast delivery's time goes beside a noise burst").
+ */
+export const WORKER_POOL_MIN = 12;
+
+/** The configuration a process that runs the worker uses: DATABASE_POOL_MIN defaults to WORKER_POOL_MIN. */
+export function withWorkerPoolFloor(config: Config): Config {
+  return config.DATABASE_POOL_MIN === undefined ? { ...config, DATABASE_POOL_MIN: WORKER_POOL_MIN } : config;
+}
+
+/** Opens the pool's floor now (the pool only keeps what it has): the first burst of attempts finds warm connections. */
+async function openPoolFloor(container: AppContainer): Promise<void> {
+  const { config } = container;
+  const { client } = container.orm.em.getConnection().getKnex();
+  const floor = Math.min(config.DATABASE_POOL_MIN ?? 0, config.DATABASE_POOL_MAX);
+  // Held together, so each is a connection of its own; released to the pool, which keeps them (its min).
+  const connections = await Promise.all(Array.from({ length: floor }, () => client.acquireConnection()));
+  await Promise.all(connections.map((connection) => client.releaseConnection(connection)));
 }
 
 export interface RelayWorker {
@@ -71,13 +96,16 @@ export async function startRelayWorker(container: AppContainer, opts: { taskQueu
     maxCachedWorkflows: 2000,
     plugins,
   });
+  await openPoolFloor(container);
   const run = worker.run();
+  const stopTimer = installAttemptTimer(config.RELAY_ATTEMPT_TIMING_MS, container.log, () => container.orm.em.getConnection().getKnex());
   const stopWatchdog = startWorkerWatchdog(worker, { log: container.log, namespace: config.TEMPORAL_NAMESPACE, taskQueue: worker.options.taskQueue });
   return {
     worker,
     run,
     stop: async () => {
       stopWatchdog();
+      stopTimer();
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await run.catch(() => undefined);
       await connection.close();
