@@ -9,6 +9,7 @@ import { deliveryHeaders } from '../sending/webhook.sender';
 import { evaluateConditions } from '../conditions/conditions';
 import { CLI_STALE_AFTER_MS, FILTERED_BY_SESSION } from './cli-limits';
 import { forwardNotice } from './cli-forward-notice';
+import { CliTunnel } from './cli-tunnel';
 
 /** What the CLI reported for a forward (reportCliForward), as stored in `cli_forwards.result`. */
 export interface CliAnswer {
@@ -136,6 +137,8 @@ export class CliForwarder {
       ],
     );
     if (rows.length === 0) return notSent(payloadSent, NO_CLI_CONNECTED, { skipped: true });
+    // Committed: when this process also holds the CLI's subscription, it pushes the forward itself at once.
+    if (rows[0].id === id && notice) CliTunnel.existing(this.deps)?.handOff(notice);
     return { forwardId: rows[0].id, waitMs: req.timeoutMs + delayMs };
   }
 

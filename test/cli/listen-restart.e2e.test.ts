@@ -241,4 +241,36 @@ import { hasTmux, Terminal } from './tmux';
     }
   }, 150_000);
   }
+  it('without a terminal: the missed line says they are not forwarded; --forward-missed forwards them at start, oldest first', async () => {
+    const listen = (extra: string[]) => runCli(['listen', String(receiverPort), source.slug, '--output', 'json', ...extra], { XDG_CONFIG_HOME: config.home });
+    const missedLine = async (run: ReturnType<typeof listen>) => JSON.parse((await run.waitFor(/\{"type":"missed".*\}/))[0]);
+    // A first run makes (or reuses) the session's destination and forwards one event live.
+    const since = new Date();
+    const first = listen([]);
+    await first.waitFor(/"message":"Ready! Forwarding/);
+    await waitConnected(since);
+    const live = await ingest('{"live":"no-tty"}');
+    await first.waitFor(new RegExp(`"event_id":"${live}"`));
+    expect(await first.stop()).toBe(0);
+
+    const bodies = ['{"missed":1,"after":"no-tty"}', '{"missed":2,"after":"no-tty"}'];
+    const missed = await ingestWhileNoCli(bodies);
+
+    const plain = listen([]);
+    try {
+      expect(await missedLine(plain)).toEqual(expect.objectContaining({ count: 2, action: 'not_forwarded', event_ids: missed }));
+    } finally {
+      expect(await plain.stop()).toBe(0);
+    }
+    expect(received.filter((b) => bodies.includes(b))).toEqual([]);
+
+    const auto = listen(['--forward-missed']);
+    try {
+      expect(await missedLine(auto)).toEqual(expect.objectContaining({ count: 2, action: 'forwarding', event_ids: missed }));
+      for (const id of missed) await auto.waitFor(new RegExp(`"event_id":"${id}".*"replay":true`));
+      expect(received.filter((b) => bodies.includes(b))).toEqual(bodies);
+    } finally {
+      expect(await auto.stop()).toBe(0);
+    }
+  }, 120_000);
 });
