@@ -118,8 +118,9 @@ export async function fanOutEvents(knex: Knex, batchSize: number): Promise<{ eve
  * room for (RELAY_DISPATCH_DESTINATION_WINDOW, and at most its max_concurrency: every started
  * workflow can send at once, and none waits for a lease while queued ahead of other destinations'
  * work; bench:isolation's 10,000-event backlog: fast tenant p99 2.4 s at twice, 0.9 s at once. A `cli`
- * destination's deliveries stay unattempted while the CLI answers, waiting on workflow timers that
- * cost the engine nothing: its window is the whole RELAY_DISPATCH_DESTINATION_WINDOW); the picks are interleaved (every destination's first, then every
+ * destination too: a forward waiting for its CLI's answer holds one of its leases, so a wider
+ * window only added deliveries polling "throttled" on the shared worker, 182 attempts in 30 s
+ * beside a silent CLI); the picks are interleaved (every destination's first, then every
  * second…), each project keeps to its own window (so many busy destinations of
  * one project cannot fill the global one), and the lot is cut at the global window's room. Claiming sets
  * `workflow_started_at`. ONE statement.
@@ -143,8 +144,7 @@ export async function claimDeliveriesToStart(
        select c.id, c.event_id, c.project_id, row_number() over (partition by c.destination_id order by c.event_id) as turn
          from dests
         cross join lateral (
-          select least(?::int, (select case when t.type = 'cli' then ?::int else coalesce(t.max_concurrency, ?::int) end
-                                 from destinations t where t.id = dests.destination_id)) - count(*)::int as free
+          select least(?::int, (select coalesce(t.max_concurrency, ?::int) from destinations t where t.id = dests.destination_id)) - count(*)::int as free
             from deliveries s
            where s.destination_id = dests.destination_id and s.status = 'queued'
              and s.workflow_started_at > now() - make_interval(secs => ${UNATTEMPTED_WINDOW_SECONDS})) w
@@ -173,7 +173,7 @@ export async function claimDeliveriesToStart(
          select m.id, m.event_id, m.destination_id, m.project_id, e.event_type, ep.slug as endpoint_slug
            from marked m join events e on e.id = m.event_id join webhook_endpoints ep on ep.id = m.endpoint_id) s on true
       order by s.id`,
-    [opts.batchSize, opts.maxUnattempted, opts.maxUnattempted, opts.perDestinationWindow, opts.perDestinationWindow, opts.defaultMaxConcurrency, opts.perProjectWindow],
+    [opts.batchSize, opts.maxUnattempted, opts.maxUnattempted, opts.perDestinationWindow, opts.defaultMaxConcurrency, opts.perProjectWindow],
   );
   return { deliveries: rows.filter((r: { id: string | null }) => r.id).map(toDeliveryToStart), waiting: rows[0]?.waiting ?? 0 };
 }
