@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { SecretBox } from '../src/common/secret-box';
+import { SERVICE_NODE_FLAGS } from '../src/launcher/node-flags';
 import { findTemporalCli, startTemporalDevServer } from '../src/launcher/temporal';
 import { freePort } from '../test/support/free-port';
 
@@ -44,7 +45,7 @@ export type RelayProcesses = Record<'api' | 'worker', { child: ChildProcess; bas
 
 /**
  * `relay api` and `relay worker`, each its own Node process, as a user runs
- * them (each gets a free PORT); `stops` stops them with SIGINT. Resolves once
+ * them (`npm run api`: SERVICE_NODE_FLAGS; each gets a free PORT); `stops` stops them with SIGINT. Resolves once
  * the API is ready (the worker serves no HTTP).
  */
 export async function startRelayProcesses(
@@ -55,7 +56,7 @@ export async function startRelayProcesses(
   const processes = {} as RelayProcesses;
   for (const command of ['api', 'worker'] as const) {
     const port = await freePort();
-    const child = spawn(process.execPath, [...(opts.nodeFlags ?? []), path.join(REPO, 'bin', 'relay.js'), command], {
+    const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...(opts.nodeFlags ?? []), path.join(REPO, 'bin', 'relay.js'), command], {
       cwd: REPO,
       env: { ...env, PORT: String(port) },
       stdio: opts.stdio ?? ['ignore', 'inherit', 'inherit'],
@@ -76,7 +77,7 @@ export async function startRelayProcesses(
  * `/healthz` answers (not `/readyz`, which waits for Temporal); `stops` stops it with SIGINT.
  */
 export async function startBenchApi(env: NodeJS.ProcessEnv, port: number, stops: Stops): Promise<string> {
-  const child = spawn(process.execPath, [path.join(REPO, 'bin', 'relay.js'), 'api'], { cwd: REPO, env: { ...env, PORT: String(port), RELAY_RUN_WORKER: 'false' }, stdio: ['ignore', 'inherit', 'inherit'] });
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, path.join(REPO, 'bin', 'relay.js'), 'api'], { cwd: REPO, env: { ...env, PORT: String(port), RELAY_RUN_WORKER: 'false' }, stdio: ['ignore', 'inherit', 'inherit'] });
   stops.push(() => {
     if (child.exitCode !== null) return undefined;
     child.kill('SIGINT');
