@@ -12,6 +12,7 @@ import { pgClientConfig } from '../src/db/pg-connection';
 import { startEmbeddedPostgres } from '../src/launcher/postgres';
 import { freePort } from '../test/support/free-port';
 import { startCpuSampler } from './cpu-sampler';
+import { SERVICE_NODE_FLAGS } from '../src/launcher/node-flags';
 
 /**
  * `npm run bench:ingress [-- --duration 15 --connections 128 --payload-bytes 512 --plan growth --integration --bad-signature --profile DIR]`
@@ -156,7 +157,8 @@ export async function main(args: string[]): Promise<void> {
 
     const port = await freePort();
     const profile = opts.profileDir ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(opts.profileDir)] : [];
-    const service = spawn(process.execPath, [...profile, path.join(REPO, 'bin', 'relay.js'), 'api'], {
+    // As `npm run api` starts it (SERVICE_NODE_FLAGS).
+    const service = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...profile, path.join(REPO, 'bin', 'relay.js'), 'api'], {
       cwd: REPO,
       env: {
         ...process.env,
