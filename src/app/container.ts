@@ -36,9 +36,14 @@ interface Closer {
   fn: () => Promise<void> | void;
 }
 
+/** Connections the pool keeps open: DATABASE_POOL_MIN, never above DATABASE_POOL_MAX. */
+export function databasePoolMin(config: Config): number {
+  return Math.min(config.DATABASE_POOL_MIN ?? 0, config.DATABASE_POOL_MAX);
+}
+
 export async function createContainer(config: Config, log: Logger = createLogger(config.LOG_LEVEL)): Promise<AppContainer> {
   if (!config.DATABASE_URL) throw new Error('DATABASE_URL is not set');
-  const orm = await createOrm(config.DATABASE_URL, { pool: { min: Math.min(config.DATABASE_POOL_MIN ?? 0, config.DATABASE_POOL_MAX), max: config.DATABASE_POOL_MAX } });
+  const orm = await createOrm(config.DATABASE_URL, { pool: { min: databasePoolMin(config), max: config.DATABASE_POOL_MAX } });
   // Before the Temporal client: it gets the tracing interceptors when OTEL_EXPORTER_OTLP_ENDPOINT is set.
   const tracingStarted = startTracing(config);
   const temporal = createTemporalClient(temporalSettings(config));

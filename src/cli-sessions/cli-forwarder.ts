@@ -9,7 +9,7 @@ import { deliveryHeaders } from '../sending/webhook.sender';
 import { evaluateConditions } from '../conditions/conditions';
 import { CLI_STALE_AFTER_MS, FILTERED_BY_SESSION } from './cli-limits';
 import { forwardNotice } from './cli-forward-notice';
-import { CliTunnel } from './cli-tunnel';
+import { CliTunnel, type CliForwardView } from './cli-tunnel';
 
 /** What the CLI reported for a forward (reportCliForward), as stored in `cli_forwards.result`. */
 export interface CliAnswer {
@@ -103,7 +103,7 @@ export class CliForwarder {
     const delivery = deliveryHeaders({ headerPrefix: ctx.headerPrefix, eventId: ctx.eventId, endpointId: ctx.endpointId, deliveryId: ctx.deliveryId, signing: req.signing }, body);
     const headers = forwardHeaders(ctx.headers, delivery, req.transformed !== null);
     const id = uuidv7();
-    const notice = forwardNotice(ctx.destination.id, {
+    const forward: CliForwardView = {
       id,
       eventId: ctx.eventId,
       deliveryId: ctx.deliveryId,
@@ -115,7 +115,8 @@ export class CliForwarder {
       headers,
       body,
       delayMs,
-    });
+    };
+    const notice = forwardNotice(ctx.destination.id, forward);
     // ONE statement, one round trip: stored only while a CLI is connected (a fresh presence row; none: no row comes
     // back), and the API processes told at its commit. A fresh forward's notice carries it whole (the API pushes it
     // without reading it back); a retried activity (worker crash) finds its forward again (the CLI may have answered
@@ -137,8 +138,8 @@ export class CliForwarder {
       ],
     );
     if (rows.length === 0) return notSent(payloadSent, NO_CLI_CONNECTED, { skipped: true });
-    // Committed: when this process also holds the CLI's subscription, it pushes the forward itself at once.
-    if (rows[0].id === id && notice) CliTunnel.existing(this.deps)?.handOff(notice);
+    // Committed: when this process also holds the CLI's subscription, it pushes the fresh forward itself at once.
+    if (rows[0].id === id) CliTunnel.existing(this.deps)?.handOff(ctx.destination.id, forward);
     return { forwardId: rows[0].id, waitMs: req.timeoutMs + delayMs };
   }
 

@@ -72,16 +72,16 @@ export class CliTunnel {
   }
 
   /** This process's tunnel when it has one (an API process, or `relay start`'s API + worker in one); never creates it. */
-  static existing(container: object): CliTunnel | undefined {
+  static existing(container: Pick<AppContainer, 'orm'>): CliTunnel | undefined {
     return tunnels.get(container as AppContainer);
   }
 
   /**
    * A forward this same process just stored and announced (`relay start`, tests: worker and API in one): pushed
-   * now rather than after the notification's trip through PostgreSQL, which then finds it sent. Same format as the notice.
+   * now rather than after the notification's trip through PostgreSQL, which then finds it sent.
    */
-  handOff(notice: string): void {
-    this.onForward(notice);
+  handOff(destinationId: string, forward: CliForwardView): void {
+    this.deliver([{ destinationId, forward }]);
   }
 
   /** Opens a session: LISTEN first, then the presence row, so that no forward made after the row exists is missed. */

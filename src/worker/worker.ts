@@ -3,7 +3,7 @@ import path from 'node:path';
 import { DefaultLogger, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import type { Logger } from '../common/logger';
 import { createActivities } from '../../activities';
-import type { AppContainer } from '../app/container';
+import { type AppContainer, databasePoolMin } from '../app/container';
 import type { Config } from '../config/config';
 import { tracingWorkerPlugins } from '../telemetry/tracing';
 import { temporalSettings } from '../temporal/client';
@@ -37,9 +37,8 @@ export function withWorkerPoolFloor(config: Config): Config {
 
 /** Opens the pool's floor now (the pool only keeps what it has): the first burst of attempts finds warm connections. */
 async function openPoolFloor(container: AppContainer): Promise<void> {
-  const { config } = container;
   const { client } = container.orm.em.getConnection().getKnex();
-  const floor = Math.min(config.DATABASE_POOL_MIN ?? 0, config.DATABASE_POOL_MAX);
+  const floor = databasePoolMin(container.config);
   // Held together, so each is a connection of its own; released to the pool, which keeps them (its min).
   const connections = await Promise.all(Array.from({ length: floor }, () => client.acquireConnection()));
   await Promise.all(connections.map((connection) => client.releaseConnection(connection)));

@@ -403,11 +403,13 @@ describe('the listen tunnel', () => {
     const { destinationId } = await startSession(server.url, token, { machine: 'one-process' });
     listener = await listen(server.url, token, container(), destinationId);
     await container().notifications.close();
-    const body = '{ "one":  "process" }';
-    const eventId = await ingest(body);
-    const forward = await listener.next(15_000);
-    expect(forward).toMatchObject({ eventId, body });
-    await report(server.url, token, { forwardId: forward.id, statusCode: 200, latencyMs: 1 });
-    expect((await waitForStatus(container(), forward.deliveryId, ['success', 'failed'])).status).toBe('success');
+    // A small forward, and one too big to travel in a notification: both handed over in the process.
+    for (const body of ['{ "one":  "process" }', `{ "pad":  "${'é'.repeat(6000)}" }`]) {
+      const eventId = await ingest(body);
+      const forward = await listener.next(15_000);
+      expect(forward).toMatchObject({ eventId, body });
+      await report(server.url, token, { forwardId: forward.id, statusCode: 200, latencyMs: 1 });
+      expect((await waitForStatus(container(), forward.deliveryId, ['success', 'failed'])).status).toBe('success');
+    }
   });
 });
