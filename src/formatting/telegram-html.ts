@@ -2,7 +2,7 @@ import sanitizeHtml from 'sanitize-html';
 import { cutUtf16, escapeHtml } from './template-functions';
 
 /**
- * Makes a string safe to send to chat_c with `parse_mode: HTML`: only the tags that platform accepts
+ * Makes a string safe to send to chat_c with `parse_mode: HTML` (docs/templates.md): only the tags that platform accepts
  * survive, with only their allowed attributes (`a` only with an absolute http(s)/tg/mailto href,
  * `code` only with a `language-…` class, `span` only as `class="tg-spoiler"`), properly nested and
  * closed; every other tag and every `<`, `>` or `&` of the text is escaped. sanitize-html parses the
