@@ -61,6 +61,14 @@ export class Event {
   @Property({ type: 'timestamptz', nullable: true })
   dispatchedAt?: Date | null;
 
+  /** Set when the outbox could not fan the event out even on its own (docs/delivery.md "Quarantined events"): not delivered. */
+  @Property({ type: 'timestamptz', nullable: true })
+  quarantinedAt?: Date | null;
+
+  /** Why it was quarantined: the database's error, with its SQLSTATE. */
+  @Property({ type: 'text', nullable: true })
+  quarantineReason?: string | null;
+
   @Property({ type: 'timestamptz', defaultRaw: 'now()' })
   createdAt: Date & Opt = new Date();
 }

@@ -37,7 +37,7 @@ export const listEventsQuery = paginationQuery.extend({
 });
 export type ListEventsQuery = z.infer<typeof listEventsQuery>;
 
-const SUMMARY_FIELDS = ['id', 'endpointId', 'projectId', 'organizationId', 'eventType', 'sourceIp', 'idempotencyKey', 'status', 'createdAt'] as const;
+const SUMMARY_FIELDS = ['id', 'endpointId', 'projectId', 'organizationId', 'eventType', 'sourceIp', 'idempotencyKey', 'status', 'quarantinedAt', 'quarantineReason', 'createdAt'] as const;
 
 async function findEvents(ctx: ProjectContext, q: ListEventsQuery, withBody: boolean): Promise<Event[]> {
   // A search may read many rows: bounded by RELAY_SEARCH_TIMEOUT_MS (src/events/event-search.ts).
