@@ -3,8 +3,8 @@ import { RE2 } from 're2-wasm';
 import { LRUCache } from 'lru-cache';
 
 /**
- * Runs a named transform's JSONata expression against a payload (RULINGS.md
- * §9): compiled once and cached, time-boxed, and required to produce a JSON
+ * Runs a named transform's JSONata expression against a payload (docs/behaviour.md
+ * #transforms): compiled once and cached, time-boxed, and required to produce a JSON
  * value. Any failure is a TransformError; the delivery fails at once (the
  * same input gives the same result, so retrying is pointless).
  *
