@@ -34,7 +34,7 @@ export class Event {
   @Property({ type: 'uuid' })
   organizationId!: string;
 
-  /** Empty string when no rule yields a type (RULINGS.md §3). */
+  /** Empty string when no rule yields a type (docs/behaviour.md#event-type). */
   @Property({ type: 'text', default: '' })
   eventType: string & Opt = '';
 

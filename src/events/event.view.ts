@@ -4,7 +4,7 @@ import { EVENT_STATUSES } from '../common/types';
 import type { Event } from './event.entity';
 import { eventOutcomeFields } from './event-outcome';
 
-/** The wire form of an event (SPEC "Event"), shared by REST, GraphQL and subscriptions. */
+/** The wire form of an event, shared by REST, GraphQL and subscriptions. */
 export const eventView = z.object({
   id: z.uuid(),
   endpoint_id: z.uuid(),
