@@ -98,6 +98,8 @@ const schema = z.object({
   RELAY_CIRCUIT_FAILURE_THRESHOLD: int(1, 1000).default(5),
   RELAY_CIRCUIT_COOLDOWN_SECONDS: int(1, 86_400).default(30),
   RELAY_CIRCUIT_MAX_COOLDOWN_SECONDS: int(1, 86_400).default(300),
+  /** Operational events (docs/operational-events.md): at most one event per coalescing key (e.g. a destination's dead letters) per this many seconds; 0: no coalescing. */
+  RELAY_OPERATIONAL_EVENT_WINDOW_SECONDS: int(0, 86_400).default(60),
   /** Worker slots: local activities (attempts: mostly waiting on receivers, so many) and workflow tasks (CPU). */
   RELAY_WORKER_MAX_ATTEMPTS: int(1, 100_000).default(2000),
   RELAY_WORKER_MAX_WORKFLOW_TASKS: int(1, 10_000).default(200),
