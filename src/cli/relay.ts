@@ -16,6 +16,7 @@ const loginCommands = () => require('./login.command') as typeof import('./login
 const listenCommand = () => require('./listen.command') as typeof import('./listen.command');
 const triggerCommand = () => require('./trigger.command') as typeof import('./trigger.command');
 const dashboardBuild = () => require('./build-dashboard') as typeof import('./build-dashboard');
+const serviceConfig = () => require('./service-config') as typeof import('./service-config');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -41,6 +42,12 @@ function serviceCommands(relay: Command): void {
   relay.command('api').description('the HTTP API only (needs DATABASE_URL and TEMPORAL_ADDRESS)').action(async () => (await server()).api());
   relay.command('worker').description('the Temporal worker only (needs DATABASE_URL and TEMPORAL_ADDRESS)').action(async () => (await server()).worker());
   relay.command('migrate').description('apply database migrations and register Temporal search attributes').action(async () => (await server()).runMigrations());
+  relay
+    .command('config')
+    .description('print the settings in use (secrets masked) and where each comes from: environment, .env, default, derived')
+    .option('--json', 'as JSON')
+    .option('--example', 'print .env.example: every setting at its default, with its meaning')
+    .action(async (opts: { json?: boolean; example?: boolean }) => serviceConfig().showConfig(opts));
   relay.command('emit-schema').description('write the GraphQL SDL to schema/schema.graphql').action(async () => (await server()).emitSchema());
   relay.command('bundle-workflows').description('pre-bundle workflow code for production workers').action(async () => (await server()).bundle());
   relay
