@@ -16,7 +16,7 @@ import { type SessionView, type UserView, toUserView } from './account.view';
 import { endSession, rotateSession, startSession } from './session.service';
 
 /**
- * Accounts (RULINGS §17–§18): email + password (argon2id), sessions from
+ * Accounts (docs/behaviour.md#accounts): email + password (argon2id), sessions from
  * src/accounts/session.service.ts. Login errors never tell whether the email
  * exists.
  */
@@ -58,7 +58,7 @@ export function hashPassword(plain: string): Promise<string> {
 /**
  * The account of someone signing in for the first time: joins the invite's
  * organization when there is one, else gets an organization and a project
- * named `Default` (RULINGS §18). Call inside a transaction.
+ * named `Default` (docs/behaviour.md#accounts). Call inside a transaction.
  */
 export async function provisionUser(
   em: EntityManager,

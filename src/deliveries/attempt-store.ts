@@ -283,7 +283,7 @@ export async function releaseLease(knex: Knex, deliveryId: string): Promise<void
 }
 
 /**
- * Cancels a queued or retrying delivery (RULINGS.md §10), inside the caller's
+ * Cancels a queued or retrying delivery (docs/behaviour.md#cancel-and-replay), inside the caller's
  * transaction: the delivery and its last attempt become `canceled`. A delivery
  * canceled before any attempt gets a `canceled` attempt 1, so the attempt list
  * shows what happened. Returns false when the delivery was already finished.

@@ -6,8 +6,8 @@ import type { SecretBox } from '../common/secret-box';
 import { Destination } from './destination.entity';
 
 /**
- * Signing-secret rotation and clearing for `webhook` destinations (SPEC.md
- * "POST/DELETE /v1/destinations/{id}/signing-secret"), and the secrets a
+ * Signing-secret rotation and clearing for `webhook` destinations
+ * (`POST`/`DELETE /v1/destinations/{id}/signing-secret`, docs/sending.md), and the secrets a
  * delivery signs with. During an overlap each delivery carries a second
  * signature made with the previous secret, so receivers can switch over.
  */

@@ -29,7 +29,7 @@ export class Destination extends BaseEntity {
   @Property({ type: 'text', nullable: true })
   webhookHost?: string | null;
 
-  /** Sealed chat-platform bot token (RULINGS.md §28). */
+  /** Sealed chat-platform bot token (docs/behaviour.md#chat-destinations). */
   @Property({ type: 'text', nullable: true, hidden: true })
   botTokenEnc?: string | null;
 

@@ -4,7 +4,7 @@ import type { Destination } from './destination.entity';
 
 /**
  * The wire form of a destination. Secrets (webhook URL, bot token, signing
- * secret) are write-only (RULINGS.md §15): only whether each is set, and the
+ * secret) are write-only (docs/behaviour.md#secrets): only whether each is set, and the
  * webhook URL's host, are shown.
  */
 export const retryPolicyView = z.object({

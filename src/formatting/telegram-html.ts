@@ -1,8 +1,8 @@
 import { cutUtf16, escapeHtml } from './template-functions';
 
 /**
- * Makes a string safe to send to chat_c with `parse_mode: HTML` (RULINGS.md
- * §6): only the tags that platform accepts survive, normalised (no stray
+ * Makes a string safe to send to chat_c with `parse_mode: HTML` (docs/behaviour.md
+ * #templates-and-transforms): only the tags that platform accepts survive, normalised (no stray
  * attributes, `a` only with an http(s)/tg/mailto href), properly nested and
  * closed; every other `<`, `>` or `&` is escaped. The visible text is cut at
  * the platform's 4096-character message limit (UTF-16 units), with an ellipsis.

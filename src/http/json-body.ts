@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { ClientAbortedError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../common/errors';
 
-/** RULINGS §21: `application/json` or any `+json` type, any parameters (charset). */
+/** docs/behaviour.md#ingress: `application/json` or any `+json` type, any parameters (charset). */
 export function isJsonContentType(contentType: string | undefined): boolean {
   if (!contentType) return false;
   const type = contentType.split(';', 1)[0].trim().toLowerCase();

@@ -34,7 +34,7 @@ interface Route {
 const BASE_URL_VARIABLE = { chat_a: 'CHAT_A_API_BASE_URL', chat_b: 'CHAT_B_API_BASE_URL', chat_c: 'CHAT_C_API_BASE_URL' } as const;
 
 /**
- * Where and how a chat message goes (RULINGS.md §28). With a bot token and a
+ * Where and how a chat message goes (docs/behaviour.md#chat-destinations). With a bot token and a
  * channel id the platform API is used; otherwise the destination's webhook URL.
  */
 function route(args: ChatSendArgs, config: Config): Route | { error: string } {

@@ -1,5 +1,5 @@
 /**
- * Reading how long a 429 asks us to wait (RULINGS.md §29), in every form the
+ * Reading how long a 429 asks us to wait (docs/behaviour.md#rate-limited), in every form the
  * platforms use: the `Retry-After` header (delay-seconds or an HTTP date),
  * a JSON `retry_after` in seconds (possibly fractional), a nested
  * `parameters.retry_after`, and `X-RateLimit-Reset-After`.

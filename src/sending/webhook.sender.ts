@@ -21,8 +21,7 @@ export interface WebhookSendArgs {
 }
 
 /**
- * Sends a delivery to a `webhook` destination (SPEC.md "Delivery" and
- * "Outbound signing"): the JSON body, the event and endpoint id headers and,
+ * Sends a delivery to a `webhook` destination (docs/sending.md): the JSON body, the event and endpoint id headers and,
  * when the destination has a secret, a timestamp and `sha256=` signature over
  * `<timestamp>.<raw body>` (plus the previous secret's signature during a rotation overlap).
  */

@@ -53,6 +53,14 @@ describe('the install (docs/benchmarks.md: install figures)', () => {
     }
   });
 
+  it('no package is installed on every platform while built for one (npm ci refuses it elsewhere: EBADPLATFORM)', () => {
+    // A platform's binary belongs in the lock as an optional dependency of its parent, never as a required package.
+    const pinned = installed.filter(([, entry]) => (entry as { os?: string[]; cpu?: string[]; optional?: boolean }).optional !== true)
+      .filter(([, entry]) => (entry as { os?: string[] }).os || (entry as { cpu?: string[] }).cpu)
+      .map(([key]) => key);
+    expect(pinned).toEqual([]);
+  });
+
   it('every package’s Node range covers the one package.json states (no EBADENGINE on a supported Node)', () => {
     const narrower = installed
       .filter(([, entry]) => entry.engines?.node && !semver.subset(manifest.engines.node, entry.engines.node))

@@ -110,7 +110,7 @@ describe('destinations over REST and GraphQL', () => {
     expect((await env.call('GET', `/v1/destinations/${id}`)).body).toMatchObject({ name: 'Chat 2', channel_id: '42', type: 'chat_b' });
   });
 
-  it('rotates and clears a webhook destination’s signing secret (SPEC POST/DELETE /v1/destinations/{id}/signing-secret)', async () => {
+  it('rotates and clears a webhook destination’s signing secret (POST/DELETE /v1/destinations/{id}/signing-secret)', async () => {
     const created = await env.call('POST', '/v1/destinations', { body: { name: 'Signed', type: 'webhook', webhook_url: WEBHOOK_URL, signing_secret: SECRETS.destinationSigning } });
     const id = created.body.id;
     const rotated = await env.call('POST', `/v1/destinations/${id}/signing-secret`, { body: { signing_secret: SECRETS.destinationRotated, overlap_seconds: 3600 } });
