@@ -41,7 +41,9 @@ export function createDeliveryActivities(deps: ActivityDeps) {
 
   /** Decides what one send means for the delivery and records it (releasing the lease and updating the circuit in the same statement). */
   async function finish(ctx: AttemptContext, attemptNumber: number, result: SendResult, attemptId?: string): Promise<AttemptOutcome> {
-    const decision = decideAttempt(result, attemptNumber, normalizeRetryPolicy(ctx.destination.retryPolicy));
+    const policy = normalizeRetryPolicy(ctx.destination.retryPolicy);
+    const now = Date.now();
+    const decision = decideAttempt(result, attemptNumber, policy, { now, deadline: scheduleDeadline(ctx.createdAt, policy) });
     const labels = { destination_type: ctx.destination.type };
     deliveryAttempts.inc({ ...labels, outcome: decision.kind });
     deliverySendSeconds.observe(labels, result.latencyMs / 1000);
@@ -49,8 +51,8 @@ export function createDeliveryActivities(deps: ActivityDeps) {
       await releaseLease(knex(), ctx.deliveryId);
       return decision;
     }
-    const nextRetryAt = decision.kind === 'retrying' ? new Date(Date.now() + decision.delayMs) : null;
-    const { circuitTransition, ...outcome } = await recordAttempt(knex(), {
+    const nextRetryAt = decision.kind === 'retrying' ? new Date(now + decision.delayMs) : null;
+    const { circuitTransition, paused, ...outcome } = await recordAttempt(knex(), {
       ctx,
       attemptNumber,
       attemptId,
@@ -60,6 +62,7 @@ export function createDeliveryActivities(deps: ActivityDeps) {
       circuit: { reachable: circuitReachability(result), ...circuitSettings },
     });
     if (circuitTransition) logCircuitTransition(deps.log, ctx.destination, circuitTransition, result.error);
+    if (paused) deps.log.warn({ destinationId: ctx.destination.id, deliveryId: ctx.deliveryId }, 'destination paused: the receiver answered 410 Gone');
     if (outcome.kind === 'retrying') deliveryRetriesScheduled.inc(labels);
     if (attemptNumber === 1) deliveryFirstAttemptSeconds.observe(labels, (Date.now() - ctx.receivedAt.getTime()) / 1000);
     return outcome;
