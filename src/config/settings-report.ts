@@ -13,7 +13,7 @@ export type SettingName = keyof typeof settingsSchema.shape;
 export const SETTING_NAMES = Object.keys(settingsSchema.shape) as SettingName[];
 
 /** `RELAY_*` variables read by the client commands (`relay login`, `listen`, …), not by the service. */
-const CLIENT_SETTINGS = ['RELAY_API_URL', 'RELAY_API_KEY', 'RELAY_PROFILE', 'RELAY_EMAIL', 'RELAY_PASSWORD', 'RELAY_DEBUG', 'RELAY_CLI_EDITION'];
+const CLIENT_SETTINGS = ['RELAY_API_URL', 'RELAY_API_KEY', 'RELAY_PROFILE', 'RELAY_EMAIL', 'RELAY_PASSWORD', 'RELAY_DEBUG'];
 /** The repository's own tooling (test set-up, benches, CI) reads these. */
 const TOOLING_PREFIXES = ['RELAY_TEST_', 'RELAY_BENCH_', 'RELAY_CI_'];
 

@@ -10,8 +10,8 @@ import { ConfigError, type Config, loadConfig } from '../config/config';
 import { type EnvFile, applyEnvFile } from '../config/env-file';
 import { type Derived, describeSettings, envExample, unknownSettings } from '../config/settings-report';
 import { drainDelayMs } from '../health/drain';
-import { devSecretsFile, readDevSecrets, withDevSecrets } from '../launcher/dev-secrets';
-import { embeddedPostgresUrl } from '../launcher/postgres';
+import { devSecretsFile, readDevSecrets, withDevSecrets } from './dev-secrets';
+import { embeddedPostgresUrl } from './postgres';
 import { withWorkerPoolFloor } from '../worker/worker';
 
 let environment: { envFile: EnvFile | undefined; warned: boolean } | undefined;
