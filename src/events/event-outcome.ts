@@ -8,6 +8,7 @@ import { z } from 'zod';
  * so what a row shows and what the filter selects cannot disagree (docs/dashboard.md).
  */
 export const EVENT_OUTCOMES = [
+  'quarantined', // the outbox could not fan the event out, even alone: set aside undelivered, with its reason (docs/delivery.md)
   'dead_lettered', // a current delivery failed and waits in the dead-letter queue
   'failed', // a current delivery failed and left the queue without a replay (e.g. retention)
   'retrying', // a current delivery waits for its next attempt
@@ -30,7 +31,7 @@ const CURRENT = `not exists (select 1 from deliveries r where r.event_id = d.eve
 /** The outcome of the event row aliased `e` (a scalar subquery: an aggregate without GROUP BY always yields one row). */
 export const OUTCOME_SQL = `(select case
     when e.status = 'filtered' then 'filtered'
-    when count(*) = 0 then case when e.dispatched_at is null then 'pending' else 'no_destination' end
+    when count(*) = 0 then case when e.quarantined_at is not null then 'quarantined' when e.dispatched_at is null then 'pending' else 'no_destination' end
     when bool_or(d.status = 'failed' and d.dead_lettered_at is not null) then 'dead_lettered'
     when bool_or(d.status = 'failed') then 'failed'
     when bool_or(d.status = 'retrying') then 'retrying'
@@ -57,7 +58,8 @@ const PREFILTER: Partial<Record<EventOutcome, string>> = {
   skipped: hasDelivery(`d.status = 'skipped'`),
   canceled: hasDelivery(`d.status = 'canceled'`),
   filtered: `e.status = 'filtered'`,
-  no_destination: `e.status <> 'filtered' and e.dispatched_at is not null and not ${hasDelivery('true')}`,
+  quarantined: `e.quarantined_at is not null and e.status <> 'filtered'`,
+  no_destination: `e.status <> 'filtered' and e.dispatched_at is not null and e.quarantined_at is null and not ${hasDelivery('true')}`,
 };
 
 /** WHERE fragment (with its bindings) selecting events of the given outcome; the events table is aliased `e`. */

@@ -37,7 +37,9 @@ describe('events list: delivery outcomes and their filters', () => {
     ids.filtered = await ev('push.created', 'filtered');
     ids.nowhere = await ev('ping');
     ids.pending = await ev('ping');
+    ids.quarantined = await ev('ping');
     await api.container.orm.em.getConnection().execute(`update events set dispatched_at = now() where id <> ?`, [ids.pending]);
+    await api.container.orm.em.getConnection().execute(`update events set quarantined_at = now(), quarantine_reason = 'stack depth limit exceeded (54001)' where id = ?`, [ids.quarantined]);
   });
   afterAll(() => api.close());
 
@@ -58,9 +60,14 @@ describe('events list: delivery outcomes and their filters', () => {
       filtered: ['filtered', null],
       nowhere: ['no_destination', null],
       pending: ['pending', null],
+      quarantined: ['quarantined', null],
     });
     const one = await rest(api.baseUrl, 'GET', `/v1/events/${ids.dead}`, { token });
-    expect(one.body).toMatchObject({ id: ids.dead, outcome: 'dead_lettered', last_status_code: 404, payload: { hello: 'world' } });
+    expect(one.body).toMatchObject({ id: ids.dead, outcome: 'dead_lettered', last_status_code: 404, payload: { hello: 'world' }, quarantined_at: null, quarantine_reason: null });
+    const set = await rest(api.baseUrl, 'GET', `/v1/events/${ids.quarantined}`, { token });
+    expect(set.body).toMatchObject({ outcome: 'quarantined', quarantine_reason: 'stack depth limit exceeded (54001)', quarantined_at: expect.any(String) });
+    const viaGql = await gql(api.baseUrl, 'query($id: ID!) { event(id: $id) { outcome quarantinedAt quarantineReason } }', { id: ids.quarantined }, { token });
+    expect(viaGql.data.event).toMatchObject({ outcome: 'quarantined', quarantineReason: 'stack depth limit exceeded (54001)' });
   });
 
   it('filters by outcome, response class and event-type prefix, alone and combined', async () => {
@@ -70,6 +77,7 @@ describe('events list: delivery outcomes and their filters', () => {
     expect(await idsOf('?outcome=retrying')).toEqual([ids.retrying]);
     expect(await idsOf('?outcome=no_destination')).toEqual([ids.nowhere]);
     expect(await idsOf('?outcome=pending')).toEqual([ids.pending]);
+    expect(await idsOf('?outcome=quarantined')).toEqual([ids.quarantined]);
     expect(await idsOf('?outcome=filtered')).toEqual([ids.filtered]);
     // The class of each current delivery's last attempt: the replaced 502 no longer counts.
     expect(await idsOf('?response_class=5xx')).toEqual([]);

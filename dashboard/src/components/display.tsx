@@ -28,6 +28,7 @@ const STATUS_CLASS: Record<string, string> = {
   // Event outcomes (src/events/event-outcome.ts)
   delivered: 'ok',
   dead_lettered: 'bad',
+  quarantined: 'bad',
   pending: 'wait',
   no_destination: 'muted',
   // Health (src/components/health.tsx)
