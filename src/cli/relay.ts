@@ -41,7 +41,7 @@ function serviceCommands(relay: Command): void {
   relay.command('api').description('the HTTP API only (needs DATABASE_URL and TEMPORAL_ADDRESS)').action(async () => (await server()).api());
   relay.command('worker').description('the Temporal worker only (needs DATABASE_URL and TEMPORAL_ADDRESS)').action(async () => (await server()).worker());
   relay.command('migrate').description('apply database migrations and register Temporal search attributes').action(async () => (await server()).runMigrations());
-  relay.command('emit-schema').description('write the GraphQL SDL to schema/schema.graphql').action(async () => (await server()).emitSchema());
+  relay.command('emit-schema').description('write the GraphQL SDL to schema/schema.graphql and the OpenAPI document to schema/openapi.json').action(async () => (await server()).emitSchema());
   relay.command('bundle-workflows').description('pre-bundle workflow code for production workers').action(async () => (await server()).bundle());
   relay
     .command('build-dashboard')
