@@ -40,8 +40,10 @@ export function createDeliveryActivities(deps: ActivityDeps) {
   };
 
   /** Decides what one send means for the delivery and records it (releasing the lease and updating the circuit in the same statement). */
-  async function finish(ctx: AttemptContext, attemptNumber: number, result: SendResult): Promise<AttemptOutcome> {
-    const decision = decideAttempt(result, attemptNumber, normalizeRetryPolicy(ctx.destination.retryPolicy));
+  async function finish(ctx: AttemptContext, attemptNumber: number, result: SendResult, attemptId?: string): Promise<AttemptOutcome> {
+    const policy = normalizeRetryPolicy(ctx.destination.retryPolicy);
+    const now = Date.now();
+    const decision = decideAttempt(result, attemptNumber, policy, { now, deadline: scheduleDeadline(ctx.createdAt, policy) });
     const labels = { destination_type: ctx.destination.type };
     deliveryAttempts.inc({ ...labels, outcome: decision.kind });
     deliverySendSeconds.observe(labels, result.latencyMs / 1000);
@@ -49,16 +51,18 @@ export function createDeliveryActivities(deps: ActivityDeps) {
       await releaseLease(knex(), ctx.deliveryId);
       return decision;
     }
-    const nextRetryAt = decision.kind === 'retrying' ? new Date(Date.now() + decision.delayMs) : null;
-    const { circuitTransition, ...outcome } = await recordAttempt(knex(), {
+    const nextRetryAt = decision.kind === 'retrying' ? new Date(now + decision.delayMs) : null;
+    const { circuitTransition, paused, ...outcome } = await recordAttempt(knex(), {
       ctx,
       attemptNumber,
+      attemptId,
       status: decision.kind,
       nextRetryAt,
       result,
       circuit: { reachable: circuitReachability(result), ...circuitSettings },
     });
     if (circuitTransition) logCircuitTransition(deps.log, ctx.destination, circuitTransition, result.error);
+    if (paused) deps.log.warn({ destinationId: ctx.destination.id, deliveryId: ctx.deliveryId }, 'destination paused: the receiver answered 410 Gone');
     if (outcome.kind === 'retrying') deliveryRetriesScheduled.inc(labels);
     if (attemptNumber === 1) deliveryFirstAttemptSeconds.observe(labels, (Date.now() - ctx.receivedAt.getTime()) / 1000);
     return outcome;
@@ -122,7 +126,8 @@ export function createDeliveryActivities(deps: ActivityDeps) {
       if (!ctx) return { kind: 'gone' };
       if (ctx.storedAttempt) return outcomeOfStoredAttempt(ctx.storedAttempt, Date.now());
       const result = (await cliForwarder.collect(input.forwardId, input.waitMs)) ?? notSent(ctx.payload, 'the CLI forward was lost before its answer was read');
-      return finish(ctx, input.attemptNumber, result);
+      // Recorded under the forward's id: the attempt was made when the forward was handed to the CLI (cliMissedEvents relies on it).
+      return finish(ctx, input.attemptNumber, result, input.forwardId);
     },
 
     /** Records a cancel that reached the workflow (API signal, or Temporal UI/CLI cancel). Idempotent. */

@@ -195,6 +195,11 @@ export interface CircuitReport {
 export interface RecordAttemptArgs {
   ctx: Pick<AttemptContext, 'deliveryId' | 'eventId' | 'destination'>;
   attemptNumber: number;
+  /**
+   * The attempt's id when it was made before it is recorded: a `cli` forward's id, from its hand-off to the CLI.
+   * Attempt ids are UUIDv7, so they then order attempts by when they were made, however late the answer came.
+   */
+  attemptId?: string;
   /** `success`, `retrying` (with `nextRetryAt`), `failed` (dead-lettered) or `skipped` (a CLI away or paused). */
   status: 'success' | 'retrying' | 'failed' | 'skipped';
   nextRetryAt: Date | null;
@@ -203,7 +208,11 @@ export interface RecordAttemptArgs {
   circuit: CircuitReport;
 }
 
-export type RecordedOutcome = AttemptOutcome & { circuitTransition?: 'opened' | 'reopened' | 'closed' | null };
+export type RecordedOutcome = AttemptOutcome & {
+  circuitTransition?: 'opened' | 'reopened' | 'closed' | null;
+  /** This attempt's 410 Gone paused the destination (it was active). */
+  paused?: boolean;
+};
 
 /**
  * Records attempt n and moves the delivery on, atomically and at most once per
@@ -234,14 +243,21 @@ export async function recordAttempt(knex: Knex, args: RecordAttemptArgs): Promis
               updated_at = now()
          from ins
         where deliveries.id = ? and ins.status <> 'canceled'
+     ), paused as (
+       -- A 410 Gone: the receiver is gone for good, so the destination is paused (resuming it clears the reason).
+       update destinations set is_active = false, paused_reason = 'receiver_gone', paused_at = now(), updated_at = now()
+         from ins
+        where ?::boolean and destinations.id = ? and destinations.is_active
+       returning destinations.id
      )
      select d.id as delivery_id, ins.id as attempt_id, ins.status, ins.next_retry_at,
+            exists (select 1 from paused) as paused,
             case when ins.id is not null then pg_notify(?, ins.id::text) end as notified,
             case when ins.id is not null then relay_finish_attempt(?, d.id, ?::boolean, ?, ?, ?, ?) end as circuit_transition
        from d left join ins on true`,
     [
       ctx.deliveryId,
-      uuidv7(),
+      args.attemptId ?? uuidv7(),
       ctx.eventId,
       ctx.destination.id,
       attemptNumber,
@@ -256,6 +272,8 @@ export async function recordAttempt(knex: Knex, args: RecordAttemptArgs): Promis
       stringifyJson(result.payloadSent),
       attemptNumber,
       ctx.deliveryId,
+      result.gone === true,
+      ctx.destination.id,
       NOTIFY.attemptsChanged,
       ctx.destination.id,
       circuit.reachable,
@@ -269,7 +287,7 @@ export async function recordAttempt(knex: Knex, args: RecordAttemptArgs): Promis
   if (!row) return { kind: 'gone' };
   // Already recorded by an earlier run of this activity: answer what it recorded.
   const stored = row.attempt_id ? row : await findAttempt(knex, ctx.deliveryId, attemptNumber);
-  return { ...outcomeOfStoredAttempt(stored!, Date.now()), circuitTransition: row.circuit_transition ?? null };
+  return { ...outcomeOfStoredAttempt(stored!, Date.now()), circuitTransition: row.circuit_transition ?? null, paused: row.paused };
 }
 
 /** Gives back an attempt's lease without recording anything (a chat platform's 429 is waited out, not recorded). */

@@ -55,6 +55,9 @@ export class DestinationType implements DestinationView {
   @Field(() => RetryPolicyType, { name: 'retryPolicy' }) retry_policy!: RetryPolicyType;
   @Field(() => [String], { name: 'eventTypes' }) event_types!: string[];
   @Field({ name: 'isActive' }) is_active!: boolean;
+  @Field(() => String, { name: 'pausedReason', nullable: true, description: 'Why it is paused: user, or receiver_gone (it answered 410 Gone); null while active.' })
+  paused_reason!: DestinationView['paused_reason'];
+  @Field(() => String, { name: 'pausedAt', nullable: true }) paused_at!: string | null;
   @Field(() => Int, { name: 'maxConcurrency', nullable: true, description: 'Attempts in flight at once across all workers; null: the service default.' })
   max_concurrency!: number | null;
   @Field(() => DestinationCircuitType) circuit!: DestinationCircuitType;

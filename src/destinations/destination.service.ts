@@ -133,7 +133,12 @@ function applyFields(ctx: ProjectContext, d: Destination, input: Omit<UpdateDest
   if (input.channel_id !== undefined) d.channelId = input.channel_id;
   if (input.retry_policy !== undefined) d.retryPolicy = input.retry_policy;
   if (input.event_types !== undefined) d.eventTypes = [...new Set(input.event_types)];
-  if (input.is_active !== undefined) d.isActive = input.is_active;
+  if (input.is_active !== undefined && input.is_active !== d.isActive) {
+    // Resuming undoes any pause, the service's own (410 Gone) included.
+    d.isActive = input.is_active;
+    d.pausedReason = input.is_active ? null : 'user';
+    d.pausedAt = input.is_active ? null : new Date();
+  }
   if (input.max_concurrency !== undefined) d.maxConcurrency = input.max_concurrency;
 }
 

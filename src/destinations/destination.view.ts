@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DESTINATION_TYPES, type RetryPolicy } from '../common/types';
-import type { Destination } from './destination.entity';
+import { type Destination, DESTINATION_PAUSE_REASONS } from './destination.entity';
 
 /**
  * The wire form of a destination. Secrets (webhook URL, bot token, signing
@@ -39,6 +39,11 @@ export const destinationView = z.object({
   retry_policy: retryPolicyView,
   event_types: z.array(z.string()),
   is_active: z.boolean(),
+  paused_reason: z
+    .enum(DESTINATION_PAUSE_REASONS)
+    .nullable()
+    .describe('Why it is paused: user, or receiver_gone (it answered 410 Gone); null while active. Setting is_active to true resumes it'),
+  paused_at: z.iso.datetime().nullable(),
   max_concurrency: z.number().int().nullable().describe('Attempts in flight at once across all workers; null: the service default'),
   circuit: circuitView.describe('The circuit breaker (docs/delivery.md "Circuit breaker")'),
   created_at: z.iso.datetime(),
@@ -65,6 +70,8 @@ export function toDestinationView(d: Destination, generatedSecret: string | null
     retry_policy: { max_attempts: d.retryPolicy.max_attempts, backoff: [...d.retryPolicy.backoff] },
     event_types: [...d.eventTypes],
     is_active: d.isActive,
+    paused_reason: d.isActive ? null : (d.pausedReason ?? 'user'),
+    paused_at: d.isActive ? null : (d.pausedAt?.toISOString() ?? null),
     max_concurrency: d.maxConcurrency ?? null,
     circuit: d.circuit
       ? { ...d.circuit, opened_at: iso(d.circuit.opened_at), next_probe_at: iso(d.circuit.next_probe_at) }

@@ -27,5 +27,8 @@ export function deriveIdempotencyKey(provider: EndpointProvider | null, headers:
   if (key !== undefined && key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
     throw new ValidationError(`The idempotency key is longer than ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`, { field: 'X-Idempotency-Key' }, 'invalid_idempotency_key');
   }
+  if (key?.includes('\u0000')) {
+    throw new ValidationError('The idempotency key contains a NUL character (\\u0000), which cannot be stored.', { field: 'X-Idempotency-Key' }, 'invalid_idempotency_key');
+  }
   return key ?? null;
 }

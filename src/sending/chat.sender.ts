@@ -1,7 +1,7 @@
 import type { Config } from '../config/config';
 import { answerToResult, failureToResult, type HttpAnswer, postJson } from './http-client';
 import { type ChatPlatform, type PlatformCooldowns } from './platform-cooldowns';
-import { parseRateLimit } from './retry-after';
+import { parseRateLimit, withReceiverSignals } from './retry-after';
 import { notSent, type SendResult } from './send-result';
 import { checkTargetUrl } from './target-url';
 
@@ -118,6 +118,7 @@ export async function sendChatMessage(args: ChatSendArgs, deps: ChatSendDeps): P
   if (!result.ok) {
     const detail = platformError(json, outcome);
     result.error = `${result.error ?? `${args.platform} API error`}${detail ? `: ${detail}` : ''}`;
+    withReceiverSignals(result, outcome.headers);
   }
   return result;
 }

@@ -14,8 +14,12 @@ export interface SendResult {
   payloadSent: unknown;
   /** Chat platform 429 (or an active global cooldown): wait this long, do not count an attempt. */
   rateLimited?: { retryAfterMs: number; global: boolean };
-  /** Webhook destination 429: a failure, but the next retry waits at least this (capped at 1 h). */
+  /** Webhook destination 429, or any 503, with `Retry-After`: if counted as a failure, the next retry waits at least this (capped at 1 h). */
   retryAfterMs?: number;
+  /** A 503 with `Retry-After`: the receiver asks us to wait; waited out without counting an attempt while the retry schedule allows (decideAttempt). */
+  unavailable?: { retryAfterMs: number };
+  /** A 410 Gone: the receiver says the URL is gone for good; the attempt fails permanently and the destination is paused. */
+  gone?: boolean;
   /** The failure cannot succeed on retry (e.g. SSRF refusal, missing configuration). */
   permanent?: boolean;
   /** No answer at all: a connection error or a timeout (what the destination's circuit breaker counts). */
@@ -24,21 +28,9 @@ export interface SendResult {
   skipped?: boolean;
 }
 
-export const STORED_BODY_LIMIT_BYTES = 4096;
-
-/**
- * The first `limit` bytes of `body` as text, never splitting a multi-byte
- * character. NUL characters become U+FFFD because PostgreSQL text cannot hold them.
- */
-export function truncateUtf8(body: Buffer, limit = STORED_BODY_LIMIT_BYTES): { text: string; truncated: boolean } {
-  let end = body.length;
-  if (end > limit) {
-    end = limit;
-    // Step back over continuation bytes (10xxxxxx) to the start of the character that was cut.
-    while (end > 0 && (body[end] & 0xc0) === 0x80) end--;
-  }
-  return { text: body.subarray(0, end).toString('utf8').replaceAll('\u0000', '\uFFFD'), truncated: body.length > limit };
-}
+/** One implementation of the stored-body cut, shared with the CLI (it cuts what it reports the same way). */
+export { STORED_BODY_LIMIT_BYTES } from '../../packages/cli/src/shared/limits';
+export { truncateUtf8 } from '../../packages/cli/src/shared/utf8';
 
 /** A result for a send that never reached the network. */
 export function notSent(payload: unknown, error: string, extra: Partial<SendResult> = {}): SendResult {

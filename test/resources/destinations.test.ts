@@ -38,6 +38,8 @@ describe('destinations over REST and GraphQL', () => {
       retry_policy: { max_attempts: 7, backoff: [1, 5, 30, 120, 900, 3600, 21600] },
       event_types: ['push', 'issue'],
       is_active: true,
+      paused_reason: null,
+      paused_at: null,
       max_concurrency: null,
       circuit: { state: 'closed', consecutive_failures: 0, opened_at: null, next_probe_at: null, last_error: null },
       created_at: expect.any(String),
