@@ -34,7 +34,7 @@ function serviceCommands(relay: Command): void {
     .option('--json', 'as JSON')
     .option('--example', 'print .env.example: every setting at its default, with its meaning')
     .action(async (opts: { json?: boolean; example?: boolean }) => serviceConfig().showConfig(opts));
-  relay.command('emit-schema').description('write the GraphQL SDL to schema/schema.graphql').action(async () => (await server()).emitSchema());
+  relay.command('emit-schema').description('write the GraphQL SDL to schema/schema.graphql and the OpenAPI document to schema/openapi.json').action(async () => (await server()).emitSchema());
   relay.command('bundle-workflows').description('pre-bundle workflow code for production workers').action(async () => (await server()).bundle());
   relay
     .command('build-dashboard')

@@ -14,6 +14,7 @@ import { ConfigError, type Config } from '../config/config';
 import { createOrm, migrate } from '../db/orm';
 import { buildRelaySchema } from '../graphql/schema';
 import { packageRoot } from '../http/dashboard';
+import { checkedInOpenApiJson } from '../http/v1';
 import { type RunningService, startEmbeddedPostgres } from './postgres';
 import { type NeededPort, assertPortsFree } from './ports';
 import { LaunchRecord } from './leftovers';
@@ -209,6 +210,10 @@ export async function emitSchema(): Promise<void> {
   const out = path.join(packageRoot(), 'schema', 'schema.graphql');
   fs.writeFileSync(out, printSchema(await buildRelaySchema()) + '\n');
   process.stdout.write(`wrote ${out}\n`);
+  const openapi = path.join(packageRoot(), 'schema', 'openapi.json');
+  const { version } = JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string };
+  fs.writeFileSync(openapi, checkedInOpenApiJson(version));
+  process.stdout.write(`wrote ${openapi}\n`);
 }
 
 
