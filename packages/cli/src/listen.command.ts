@@ -1,15 +1,16 @@
 import os from 'node:os';
-import { closeHttpAgents } from '../sending/http-client';
+import { closeLocalAgents } from './local-post';
 import { ApiClient, ApiError } from './api-client';
 import { CliError, EXIT, noSources } from './cli-errors';
 import { profileStore, resolveApiUrl } from './config-store';
 import { ListenKeys } from './listen-keys';
-import type { Condition } from '../common/types';
+import type { Condition } from './shared/conditions';
 import { describeFilters, filterRefusal, parseEventTypes, parseFilter } from './listen-filter';
 import { type ForwardDetail, forwardDetail, ForwardHistory } from './listen-inspect';
 import { type ForwardLine, KEY_HELP, ListenScreen, type OutputMode } from './listen-screen';
 import { isListening, type ListenTarget, nothingListening, parseHeader, parseRoute, parseTarget, type Route, routePath } from './listen-target';
-import { CLI_FORWARD_FIELDS, type CliForward, type ForwardResult, forwardLocally, localHeaders, parseDelayMs, skippedResult } from './local-forwarder';
+import { type CliForward, type ForwardResult, forwardLocally, localHeaders, parseDelayMs, skippedResult } from './local-forwarder';
+import { CLI_FORWARD_FIELDS } from './shared/wire';
 import { tryOpenBrowser } from './open-browser';
 import { Tunnel } from './tunnel';
 import { MissedEventsOffer } from './listen-missed';
@@ -56,7 +57,8 @@ const TARGET_CHECK_MS = 5_000;
 /** The session as `startCliSession` / `updateCliSession` answer it. */
 export interface CliSession {
   destination: { id: string; name: string };
-  sources: Array<{ slug: string; ingressUrl: string }>;
+  /** `ingressUrl` is null for the system source (operational events: docs/operational-events.md). */
+  sources: Array<{ slug: string; ingressUrl: string | null }>;
   transformName: string | null;
   templateName: string | null;
   delayMs: number;
@@ -187,7 +189,9 @@ export class Listener {
     this.screen.notice(`Ready! Forwarding ${this.describe()} → POST ${target.origin}${target.path}`);
     if (describeFilters(this.session.eventTypes, this.session.filters)) this.showFilters();
     for (const route of routes) this.screen.notice(`route ${route.match} → POST ${target.origin}${route.path}`);
-    for (const source of this.session.sources) this.screen.notice(`${source.slug} receives at ${source.ingressUrl}`);
+    for (const source of this.session.sources) {
+      this.screen.notice(source.ingressUrl ? `${source.slug} receives at ${source.ingressUrl}` : `${source.slug} carries the service's operational events`);
+    }
     this.screen.notice(`destination ${this.session.destination.name}${this.keys ? '   (h for help, q to quit)' : ''}`);
     this.screen.notice('forwards are signed like webhook deliveries with this session\'s secret (relay listen --print-secret)');
     this.watchTarget();
@@ -350,7 +354,7 @@ export class Listener {
     clearInterval(this.targetCheck);
     this.keys?.detach();
     await this.tunnel?.close();
-    await closeHttpAgents();
+    await closeLocalAgents();
   }
 
   private async call<T>(query: string, variables: Record<string, unknown>): Promise<T> {
