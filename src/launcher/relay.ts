@@ -11,6 +11,8 @@ import { LauncherError } from './launcher-error';
 const server = async () => require('./server-commands') as typeof import('./server-commands');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const dashboardBuild = () => require('./build-dashboard') as typeof import('./build-dashboard');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const serviceConfig = () => require('./service-config') as typeof import('./service-config');
 
 const relay = relayProgram('Webhook relay: run the service, or receive its webhooks on your machine', 'the version of this relay');
 serviceCommands(relay);
@@ -26,7 +28,13 @@ function serviceCommands(relay: Command): void {
   relay.command('api').description('the HTTP API only (needs DATABASE_URL and TEMPORAL_ADDRESS)').action(async () => (await server()).api());
   relay.command('worker').description('the Temporal worker only (needs DATABASE_URL and TEMPORAL_ADDRESS)').action(async () => (await server()).worker());
   relay.command('migrate').description('apply database migrations and register Temporal search attributes').action(async () => (await server()).runMigrations());
-  relay.command('emit-schema').description('write the GraphQL SDL to schema/schema.graphql').action(async () => (await server()).emitSchema());
+  relay
+    .command('config')
+    .description('print the settings in use (secrets masked) and where each comes from: environment, .env, default, derived')
+    .option('--json', 'as JSON')
+    .option('--example', 'print .env.example: every setting at its default, with its meaning')
+    .action(async (opts: { json?: boolean; example?: boolean }) => serviceConfig().showConfig(opts));
+  relay.command('emit-schema').description('write the GraphQL SDL to schema/schema.graphql and the OpenAPI document to schema/openapi.json').action(async () => (await server()).emitSchema());
   relay.command('bundle-workflows').description('pre-bundle workflow code for production workers').action(async () => (await server()).bundle());
   relay
     .command('build-dashboard')

@@ -13,7 +13,7 @@ const DELIVERY_FIELDS = `
 const EVENT = gql`
   query Event($projectId: ID, $id: ID!) {
     event(projectId: $projectId, id: $id) {
-      id eventType status createdAt headers payload sourceIp idempotencyKey
+      id eventType status createdAt headers payload sourceIp idempotencyKey quarantinedAt quarantineReason
       endpoint { id name slug }
       deliveries { ${DELIVERY_FIELDS} }
     }
@@ -44,6 +44,8 @@ interface EventDetail {
   payload: unknown;
   sourceIp: string | null;
   idempotencyKey: string | null;
+  quarantinedAt: string | null;
+  quarantineReason: string | null;
   endpoint: { id: string; name: string; slug: string } | null;
   deliveries: Delivery[];
 }
@@ -81,6 +83,20 @@ export function EventPage() {
       }
     >
       <ErrorMessage error={replaying.error ?? canceled.error ?? dlq.error ?? forced.error} />
+      {event.quarantinedAt && (
+        <div className="card" data-testid="quarantine">
+          <div className="row">
+            <StatusBadge status="quarantined" />
+            <span className="muted">
+              <Time value={event.quarantinedAt} />
+            </span>
+          </div>
+          <p>
+            The relay could not process this event, even on its own, and set it aside: it is kept, and not delivered unless you replay it. Reason:{' '}
+            <span className="mono">{event.quarantineReason}</span>
+          </p>
+        </div>
+      )}
       <div className="card">
         <KeyValues
           values={{
@@ -107,8 +123,12 @@ export function EventPage() {
       </div>
       <h2>Deliveries</h2>
       {event.deliveries.length === 0 && (
-        <EmptyState title={event.status === 'filtered' ? 'Filtered: not delivered' : 'No deliveries'}>
-          {event.status === 'filtered' ? "The endpoint's filters dropped this event." : 'Link a destination to the endpoint to deliver its events.'}
+        <EmptyState title={event.status === 'filtered' ? 'Filtered: not delivered' : event.quarantinedAt ? 'Quarantined: not delivered' : 'No deliveries'}>
+          {event.status === 'filtered'
+            ? "The endpoint's filters dropped this event."
+            : event.quarantinedAt
+              ? 'Replay the event to deliver it to the destinations linked now.'
+              : 'Link a destination to the endpoint to deliver its events.'}
         </EmptyState>
       )}
       {event.deliveries.map((d) => (
