@@ -68,7 +68,7 @@ export async function sendAttempt(ctx: AttemptContext, deps: PipelineDeps): Prom
     });
   } catch (err) {
     if (err instanceof TransformError || err instanceof TemplateRenderError) {
-      return notSent(ctx.payload, err.message, { permanent: true });
+      return notSent(ctx.payload, err.message, { permanent: true, failure: err instanceof TransformError ? 'transform_error' : 'template_error' });
     }
     throw err;
   }
