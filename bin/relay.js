@@ -9,7 +9,7 @@ const fs = require('node:fs');
 
 const root = path.join(__dirname, '..');
 const compiled = path.join(root, 'dist', 'src', 'cli', 'relay.js');
-const SOURCES = ['src', 'workflows', 'activities', 'migrations', 'bench'];
+const SOURCES = ['src', 'workflows', 'activities', 'migrations', 'bench', 'packages/shared'];
 
 /** Whether anything under `dir` (a .ts file, or the folder itself: an added or deleted file) is newer than `builtAt`. */
 function changedSince(dir, builtAt) {

@@ -7,7 +7,8 @@ export interface SendResult {
   responseBody: string | null;
   responseBodyTruncated: boolean;
   responseHeaders: Record<string, string> | null;
-  latencyMs: number;
+  /** From sending to the answer; null when nothing went out (refused before sending, a `cli` forward the CLI never answered, skipped). */
+  latencyMs: number | null;
   /** Timeout / connection error / non-2xx summary / SSRF refusal; null on success. */
   error: string | null;
   /** Exactly the JSON body sent (or that would have been sent, when nothing went out). */
@@ -40,7 +41,7 @@ export function truncateUtf8(body: Buffer, limit = STORED_BODY_LIMIT_BYTES): { t
   return { text: body.subarray(0, end).toString('utf8').replaceAll('\u0000', '\uFFFD'), truncated: body.length > limit };
 }
 
-/** A result for a send that never reached the network. */
+/** A result for a send that never reached the network: no latency to record. */
 export function notSent(payload: unknown, error: string, extra: Partial<SendResult> = {}): SendResult {
   return {
     ok: false,
@@ -48,7 +49,7 @@ export function notSent(payload: unknown, error: string, extra: Partial<SendResu
     responseBody: null,
     responseBodyTruncated: false,
     responseHeaders: null,
-    latencyMs: 0,
+    latencyMs: null,
     error,
     payloadSent: payload,
     ...extra,
