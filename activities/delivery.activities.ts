@@ -42,7 +42,9 @@ export function createDeliveryActivities(deps: ActivityDeps) {
 
   /** Decides what one send means for the delivery and records it (releasing the lease and updating the circuit in the same statement). */
   async function finish(ctx: AttemptContext, attemptNumber: number, result: SendResult): Promise<AttemptOutcome> {
-    const decision = decideAttempt(result, attemptNumber, normalizeRetryPolicy(ctx.destination.retryPolicy));
+    const policy = normalizeRetryPolicy(ctx.destination.retryPolicy);
+    const now = Date.now();
+    const decision = decideAttempt(result, attemptNumber, policy, { now, deadline: scheduleDeadline(ctx.createdAt, policy) });
     const labels = { destination_type: ctx.destination.type };
     deliveryAttempts.inc({ ...labels, outcome: decision.kind === 'rate_limited' ? decision.kind : DELIVERY_STATUS_OUTCOMES[decision.kind] });
     if (result.latencyMs !== null) deliverySendSeconds.observe(labels, result.latencyMs / 1000);
@@ -50,8 +52,8 @@ export function createDeliveryActivities(deps: ActivityDeps) {
       await releaseLease(knex(), ctx.deliveryId);
       return decision;
     }
-    const nextRetryAt = decision.kind === 'retrying' ? new Date(Date.now() + decision.delayMs) : null;
-    const { circuitTransition, ...outcome } = await recordAttempt(knex(), {
+    const nextRetryAt = decision.kind === 'retrying' ? new Date(now + decision.delayMs) : null;
+    const { circuitTransition, paused, ...outcome } = await recordAttempt(knex(), {
       ctx,
       attemptNumber,
       status: decision.kind,
@@ -60,6 +62,7 @@ export function createDeliveryActivities(deps: ActivityDeps) {
       circuit: { reachable: circuitReachability(result), ...circuitSettings },
     });
     if (circuitTransition) logCircuitTransition(deps.log, ctx.destination, circuitTransition, result.error);
+    if (paused) deps.log.warn({ destinationId: ctx.destination.id, deliveryId: ctx.deliveryId }, 'destination paused: the receiver answered 410 Gone');
     if (outcome.kind === 'retrying') deliveryRetriesScheduled.inc(labels);
     if (attemptNumber === 1) deliveryFirstAttemptSeconds.observe(labels, (Date.now() - ctx.receivedAt.getTime()) / 1000);
     return outcome;
@@ -71,7 +74,7 @@ export function createDeliveryActivities(deps: ActivityDeps) {
      * circuit breaker), route, transform, render, send, record. Idempotent per
      * (delivery, attempt number): run again after a crash it returns what was
      * recorded instead of sending twice (a send whose record was lost is sent
-     * again: delivery is at least once, RULINGS.md §30). A throttled or deferred
+     * again: delivery is at least once, docs/behaviour.md#at-least-once). A throttled or deferred
      * attempt sends and records nothing: the workflow waits on a timer and asks
      * again with the same attempt number (`waitRound` counts those refusals).
      */

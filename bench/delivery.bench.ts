@@ -32,7 +32,7 @@ import { freePort } from '../test/support/free-port';
  * (1) the dev server's knobs: the raw ceiling (empty workflows started and
  *     completed per second) of `temporal server start-dev` with its defaults,
  *     with each knob alone, and with the set the launcher applies (DEV_SERVER_TUNING);
- * (2) for each Temporal target (the dev server before and after tuning; the real
+ * (2) for each Temporal target (the dev server with its defaults and with DEV_SERVER_TUNING; the real
  *     Temporal server on PostgreSQL with `--temporal server|all`, or TEMPORAL_ADDRESS):
  *     (a) the ceiling; (b) end to end at full speed: events committed the way
  *     ingress commits them (multi-row INSERT + NOTIFY per transaction), fanned out
@@ -103,15 +103,15 @@ interface TemporalTarget {
 const PARTITIONS = ['--dynamic-config-value', 'matching.numTaskqueueReadPartitions=1', '--dynamic-config-value', 'matching.numTaskqueueWritePartitions=1'];
 const WAL = ['--sqlite-pragma', 'journal_mode=wal'];
 const DEV_KNOBS: Array<{ name: string; tuning: readonly string[]; store: 'tmpfs' | 'disk' }> = [
-  { name: 'defaults (before)', tuning: [], store: 'tmpfs' },
+  { name: 'defaults', tuning: [], store: 'tmpfs' },
   { name: 'log level info (the CLI default; the launcher uses error)', tuning: ['--log-level', 'info'], store: 'tmpfs' },
   { name: 'one task-queue partition', tuning: PARTITIONS, store: 'tmpfs' },
   { name: 'journal_mode=wal', tuning: WAL, store: 'tmpfs' },
   { name: 'journal_mode=wal, synchronous=normal', tuning: [...WAL, '--sqlite-pragma', 'synchronous=normal'], store: 'tmpfs' },
   { name: 'journal_mode=wal, synchronous=off', tuning: [...WAL, '--sqlite-pragma', 'synchronous=off'], store: 'tmpfs' },
-  { name: 'kept: DEV_SERVER_TUNING (after)', tuning: DEV_SERVER_TUNING, store: 'tmpfs' },
-  { name: 'defaults, SQLite file on disk (before, as `npm start` ran)', tuning: [], store: 'disk' },
-  { name: 'DEV_SERVER_TUNING, SQLite file on disk (after, as `npm start` runs)', tuning: DEV_SERVER_TUNING, store: 'disk' },
+  { name: 'DEV_SERVER_TUNING (the set the launcher uses)', tuning: DEV_SERVER_TUNING, store: 'tmpfs' },
+  { name: 'defaults, SQLite file on disk', tuning: [], store: 'disk' },
+  { name: 'DEV_SERVER_TUNING, SQLite file on disk (as `npm start` runs it)', tuning: DEV_SERVER_TUNING, store: 'disk' },
 ];
 
 async function startDev(tuning: readonly string[], store: 'tmpfs' | 'disk', diskDir: string): Promise<TemporalTarget> {
@@ -375,7 +375,7 @@ export async function main(args: string[]): Promise<void> {
     // Eager workflow start, as `relay worker` does; `--no-eager` measures the plain start.
     eager: !args.includes('--no-eager'),
   };
-  // dev: the dev server before and after tuning; server: the real Temporal server on PostgreSQL; all: both.
+  // dev: the dev server with its defaults and tuned; server: the real Temporal server on PostgreSQL; all: both.
   const temporalTargets = stringArg(args, 'temporal') ?? process.env.RELAY_BENCH_TEMPORAL ?? 'all';
   if (!['dev', 'server', 'all'].includes(temporalTargets)) throw new Error(`--temporal: "${temporalTargets}" is not dev, server or all`);
   const stops: Stops = [];
@@ -417,8 +417,8 @@ export async function main(args: string[]): Promise<void> {
       plan.push({ name: `TEMPORAL_ADDRESS (${process.env.TEMPORAL_ADDRESS})`, start: async () => ({ address: process.env.TEMPORAL_ADDRESS!, stop: async () => {} }) });
     } else {
       if (temporalTargets !== 'server') {
-        plan.push({ name: 'dev server, defaults (before)', start: () => startDev([], 'tmpfs', dataDir) });
-        plan.push({ name: 'dev server, DEV_SERVER_TUNING (after)', start: () => startDev(DEV_SERVER_TUNING, 'tmpfs', dataDir) });
+        plan.push({ name: 'dev server, defaults', start: () => startDev([], 'tmpfs', dataDir) });
+        plan.push({ name: 'dev server, DEV_SERVER_TUNING (as `npm start` runs it)', start: () => startDev(DEV_SERVER_TUNING, 'tmpfs', dataDir) });
       }
       const serverMissing = temporalTargets === 'all' ? realServerMissing() : undefined;
       if (serverMissing) process.stderr.write(`delivery bench: the real Temporal server is skipped: ${serverMissing}\n`);

@@ -370,11 +370,6 @@ export async function main(args: string[]): Promise<void> {
         '| what | events | forwarded | events/s | p50 ms | p90 ms | p99 ms | target |',
         '|---|---|---|---|---|---|---|---|',
         `| paced, 20 events/s${plain ? '' : ` (${filteredIds.length} of them filtered out on the server, ${filteredArrived} of those arrived)`} | ${pacedIds.length} | ${pacedArrived.length} | 20 | ${figures.paced.ingest_to_local_ms.p50} | ${figures.paced.ingest_to_local_ms.p90} | ${figures.paced.ingest_to_local_ms.p99} | p99 < 100 ms: ${met(figures.paced.ingest_to_local_ms.p99 < 100)} |`,
-        ...(previous?.paced
-          ? [
-              `| previous run (${previous.measured_at?.slice(0, 16)}, load ${previous.load_average_1m}, ${previous.session ?? 'plain session'}${settingsText(previous.settings)}): paced | ${previous.paced.matching ?? previous.paced.events} | ${previous.paced.forwarded} | 20 | ${previous.paced.ingest_to_local_ms.p50} | ${previous.paced.ingest_to_local_ms.p90} | ${previous.paced.ingest_to_local_ms.p99} | p99 < 100 ms: ${met(previous.paced.ingest_to_local_ms.p99 < 100)} |`,
-            ]
-          : []),
         `| burst (16 ingress requests at a time) | ${burst} | ${burstArrived.length} | ${figures.burst.forwarded_events_per_s} | | | | ≥ 200 events/s: ${met(figures.burst.forwarded_events_per_s >= 200)} |`,
         '',
         `Where the paced events' time went (p50 / p99 ms, from the rows' timestamps${probe ? ' and a second subscriber (`--probe`)' : ''}): ${Object.entries(figures.paced.stages_ms).map(([name, v]) => `${name} ${v ? `${v.p50} / ${v.p99}` : 'n/a'}`).join('; ')}. The latency ends at the receiver; the two stages after the arrival are the rest of the delivery (its outcome recorded), not part of it.`,

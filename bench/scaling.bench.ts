@@ -24,7 +24,7 @@ import { runStops, saveFigures, writeMarkedSection } from './bench-output';
  * With `--cpus 1,2`: the whole run once per count, every process of the stack (PostgreSQL, Temporal,
  * the relay processes, the receiver) pinned to that many cores with `taskset` (children inherit the
  * affinity): how delivery scales with cores. Its figures go to bench/results/scaling-cpus.json and the
- * `scaling-cpus` section of docs/scaling.md.
+ * `scaling-cpus` section of docs/benchmarks.md.
  *
  * The production shape on one machine, for each Temporal target (the dev server as
  * the launcher starts it; a real `temporal-server` on PostgreSQL with N history shards):
@@ -32,11 +32,11 @@ import { runStops, saveFigures, writeMarkedSection } from './bench-output';
  * (outbox dispatcher + Temporal worker each) deliver them to a receiver process:
  * deliveries/s for each M. The empty-workflow ceiling of each target is
  * `npm run bench:delivery -- --temporal all`'s. Writes bench/results/scaling.json and the
- * marked section of docs/scaling.md. 127.0.0.1 only, bounded in count.
+ * marked section of docs/benchmarks.md. 127.0.0.1 only, bounded in count.
  */
 const REPO = path.resolve(__dirname, '..');
 const RESULTS = path.join(REPO, 'bench', 'results', 'scaling.json');
-const DOC = path.join(REPO, 'docs', 'scaling.md');
+const DOC = path.join(REPO, 'docs', 'benchmarks.md');
 const RELAY = path.join(REPO, 'bin', 'relay.js');
 
 /** Counts distinct event ids received (any `X-*-Event-ID` header) and when the last new one arrived. */

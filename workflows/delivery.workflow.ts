@@ -19,7 +19,7 @@ export interface DeliveryWorkflowInput {
   attemptTimeoutMs: number;
 }
 
-/** Ends a queued or retrying delivery (RULINGS.md §10); the cancel service sends it. */
+/** Ends a queued or retrying delivery (docs/behaviour.md#cancel-and-replay); the cancel service sends it. */
 export const cancelDeliverySignal = defineSignal('cancelDelivery');
 
 /** The CLI answered the forward with this id (reportCliForward sends it): the wait for it ends. */

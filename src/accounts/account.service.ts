@@ -1,6 +1,6 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import argon2 from 'argon2';
+import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
 import { z } from 'zod';
 import type { UserContext } from '../auth/access';
 import { AuthThrottle } from '../auth/auth-throttle';
@@ -16,7 +16,7 @@ import { type SessionView, type UserView, toUserView } from './account.view';
 import { endSession, rotateSession, startSession } from './session.service';
 
 /**
- * Accounts (RULINGS §17–§18): email + password (argon2id), sessions from
+ * Accounts (docs/behaviour.md#accounts): email + password (argon2id), sessions from
  * src/accounts/session.service.ts. Login errors never tell whether the email
  * exists.
  */
@@ -44,17 +44,21 @@ export const updateMeInput = z.object({
   current_password: z.string().max(1024).optional(),
 });
 
-const ARGON2 = { type: argon2.argon2id } as const;
+/**
+ * argon2id (the library's default algorithm) with the cost of the hashes already stored: 64 MiB,
+ * 3 passes, 4 lanes. A stored hash carries its own parameters, so any of them verifies.
+ */
+const ARGON2 = { memoryCost: 65_536, timeCost: 3, parallelism: 4 } as const;
 let dummyHash: Promise<string> | undefined;
 
 export function hashPassword(plain: string): Promise<string> {
-  return argon2.hash(plain, ARGON2);
+  return argon2Hash(plain, ARGON2);
 }
 
 /**
  * The account of someone signing in for the first time: joins the invite's
  * organization when there is one, else gets an organization and a project
- * named `Default` (RULINGS §18). Call inside a transaction.
+ * named `Default` (docs/behaviour.md#accounts). Call inside a transaction.
  */
 export async function provisionUser(
   em: EntityManager,
@@ -92,7 +96,7 @@ export async function login(ctx: RequestContext, input: LoginInput): Promise<Ses
   const user = await ctx.em.findOne(User, { email: input.email });
   // Verify against a dummy hash when there is no password to check, so timing does not reveal whether the email exists.
   const hash = user?.passwordHash ?? (await (dummyHash ??= hashPassword('not-a-real-password')));
-  const ok = await argon2.verify(hash, input.password).catch(() => false);
+  const ok = await argon2Verify(hash, input.password).catch(() => false);
   if (!user || !user.passwordHash || !ok) throw new UnauthenticatedError('Email or password is incorrect.', 'invalid_credentials');
   await Promise.all([attempt.succeeded(), giveBackIpAttempt()]);
   return startSession(ctx.em, ctx.container, user);
@@ -117,7 +121,7 @@ export async function updateMe(ctx: UserContext, input: z.infer<typeof updateMeI
   const user = await ctx.em.findOneOrFail(User, ctx.principal.userId);
   if (input.name !== undefined) user.name = input.name;
   if (input.password !== undefined) {
-    if (user.passwordHash && !(await argon2.verify(user.passwordHash, input.current_password ?? '').catch(() => false))) {
+    if (user.passwordHash && !(await argon2Verify(user.passwordHash, input.current_password ?? '').catch(() => false))) {
       throw new ValidationError('current_password is missing or wrong: it is needed to change your password.', { field: 'current_password' }, 'invalid_current_password');
     }
     user.passwordHash = await hashPassword(input.password);

@@ -1,4 +1,4 @@
-/** The longest delay a `listen` session may ask for before each forward (SPEC: a per-session delivery delay). */
+/** The longest delay a `listen` session may ask for before each forward (docs/cli.md: a per-session delivery delay). */
 export const CLI_MAX_DELAY_MS = 10_000;
 
 /** An API process refreshes its sessions' presence rows this often... */

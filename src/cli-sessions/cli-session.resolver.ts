@@ -48,7 +48,7 @@ class CliFilterInput {
   @Field(() => String, { nullable: true }) value?: string | null;
 }
 
-@ObjectType('CliFilter', { description: 'One `--filter` of a `listen` session: SPEC "Filtering" operators, over the event as received.' })
+@ObjectType('CliFilter', { description: 'One `--filter` of a `listen` session: the filter operators, over the event as received.' })
 class CliFilterType {
   @Field() field!: string;
   @Field(() => String) operator!: FilterOperator;

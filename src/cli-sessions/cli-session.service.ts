@@ -22,7 +22,7 @@ import { NO_CLI_CONNECTED } from './cli-forwarder';
 import { CLI_MAX_DELAY_MS, CLI_MISSED_LIMIT, CLI_STALE_AFTER_MS, FILTERED_BY_SESSION } from './cli-limits';
 
 /**
- * `relay listen` sessions (SPEC "CLI tunnel", docs/cli.md): a session is
+ * `relay listen` sessions (docs/cli.md): a session is
  * a `cli` destination named `cli:<email>@<machine>:<slugs or *>`, created or
  * reused by name, linked to the chosen sources through the links service.
  * Its options live in `destinations.cli_session`; the transform and template
@@ -72,7 +72,7 @@ export const updateCliSessionInput = z.object({
   delayMs: delayMs.nullish(),
   // `--event-type a,b`: stored as the destination's event_types, so the fan-out creates no delivery for other types.
   eventTypes: z.array(z.string().trim().min(1).max(200)).max(50).nullish(),
-  // `--filter '<field> <op> <value>'`: the conditions of SPEC "Filtering", checked as filter groups' are.
+  // `--filter '<field> <op> <value>'`: the filter conditions, checked as filter groups' are.
   filters: z.array(conditionSchema).max(20).nullish(),
 });
 export type UpdateCliSessionInput = z.infer<typeof updateCliSessionInput>;

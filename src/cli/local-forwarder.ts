@@ -21,7 +21,7 @@ export interface ForwardResult {
 
 /** What the CLI sends back of the local body; the API keeps the first 4096 bytes of it. */
 export const REPORTED_BODY_LIMIT_BYTES = 64 * 1024;
-/** The local server gets as long as a webhook destination does (RULINGS §26). */
+/** The local server gets as long as a webhook destination does (docs/behaviour.md#attempts). */
 export const LOCAL_TIMEOUT_MS = 30_000;
 
 export function parsePort(value: string): number {

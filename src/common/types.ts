@@ -38,7 +38,7 @@ export interface Condition {
   value?: string;
 }
 
-/** RULINGS.md §3. */
+/** docs/behaviour.md#event-type. */
 export interface TypingRule {
   name: string;
   logic: Logic;
@@ -47,7 +47,7 @@ export interface TypingRule {
   separator?: string;
 }
 
-/** RULINGS.md §8. */
+/** docs/behaviour.md#routing-rules. */
 export interface RoutingRule {
   name: string;
   logic: Logic;

@@ -6,7 +6,7 @@ import { type ConditionInput, parseFieldRef, resolveField, valueToText } from '.
 export type { ConditionInput } from './field-path';
 
 /**
- * The seven operators of SPEC.md "Filtering", used by filter groups, typing
+ * The seven filter operators (docs/ingress.md "Filters"), used by filter groups, typing
  * rules and routing rules alike. `exists` means present and non-empty;
  * `regex` runs on RE2 (linear time, no ReDoS).
  */

@@ -104,7 +104,7 @@ const schema = z.object({
   /** Debug: log the path to the send of every attempt slower than this many ms (src/worker/attempt-timing.ts); unset: off. */
   RELAY_ATTEMPT_TIMING_MS: int(0, 600_000).optional(),
   RELAY_ALLOW_PRIVATE_NETWORKS: bool.default(false),
-  /** Chat platform API bases for bot-token sends (RULINGS.md §28); webhook-URL sends need none. */
+  /** Chat platform API bases for bot-token sends (docs/behaviour.md#chat-destinations); webhook-URL sends need none. */
   CHAT_A_API_BASE_URL: optionalUrl.optional(),
   CHAT_B_API_BASE_URL: optionalUrl.optional(),
   CHAT_C_API_BASE_URL: optionalUrl.optional(),

@@ -24,7 +24,7 @@ export interface PipelineDeps {
   cliForwarder: Pick<CliForwarder, 'begin'>;
 }
 
-/** RULINGS.md §27: development and test allow private addresses; production only when told to. */
+/** docs/behaviour.md#private-networks: development and test allow private addresses; production only when told to. */
 export function allowPrivateNetworks(config: Pick<Config, 'NODE_ENV' | 'RELAY_ALLOW_PRIVATE_NETWORKS'>): boolean {
   return config.NODE_ENV !== 'production' || config.RELAY_ALLOW_PRIVATE_NETWORKS;
 }
@@ -43,10 +43,10 @@ async function loadRoute(knex: Knex, ctx: AttemptContext): Promise<{ templateCon
 }
 
 /**
- * One attempt's work before recording: pick the route (RULINGS.md §8),
+ * One attempt's work before recording: pick the route (docs/behaviour.md#routing-rules),
  * transform, render (chat types) and send. Never throws for a delivery
  * problem: a failure is a SendResult, `permanent` when retrying cannot help
- * (a transform or template error, RULINGS.md §9; missing configuration). A `cli`
+ * (a transform or template error, docs/behaviour.md#transforms; missing configuration). A `cli`
  * destination's forward is handed to the tunnel and not waited for (CliForwardOut).
  */
 export async function sendAttempt(ctx: AttemptContext, deps: PipelineDeps): Promise<SendResult | CliForwardOut> {

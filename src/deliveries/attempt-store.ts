@@ -203,7 +203,11 @@ export interface RecordAttemptArgs {
   circuit: CircuitReport;
 }
 
-export type RecordedOutcome = AttemptOutcome & { circuitTransition?: 'opened' | 'reopened' | 'closed' | null };
+export type RecordedOutcome = AttemptOutcome & {
+  circuitTransition?: 'opened' | 'reopened' | 'closed' | null;
+  /** This attempt's 410 Gone paused the destination (it was active). */
+  paused?: boolean;
+};
 
 /**
  * Records attempt n and moves the delivery on, atomically and at most once per
@@ -234,8 +238,15 @@ export async function recordAttempt(knex: Knex, args: RecordAttemptArgs): Promis
               updated_at = now()
          from ins
         where deliveries.id = ? and ins.status <> 'canceled'
+     ), paused as (
+       -- A 410 Gone: the receiver is gone for good, so the destination is paused (resuming it clears the reason).
+       update destinations set is_active = false, paused_reason = 'receiver_gone', paused_at = now(), updated_at = now()
+         from ins
+        where ?::boolean and destinations.id = ? and destinations.is_active
+       returning destinations.id
      )
      select d.id as delivery_id, ins.id as attempt_id, ins.status, ins.next_retry_at,
+            exists (select 1 from paused) as paused,
             case when ins.id is not null then pg_notify(?, ins.id::text) end as notified,
             case when ins.id is not null then relay_finish_attempt(?, d.id, ?::boolean, ?, ?, ?, ?) end as circuit_transition
        from d left join ins on true`,
@@ -256,6 +267,8 @@ export async function recordAttempt(knex: Knex, args: RecordAttemptArgs): Promis
       stringifyJson(result.payloadSent),
       attemptNumber,
       ctx.deliveryId,
+      result.gone === true,
+      ctx.destination.id,
       NOTIFY.attemptsChanged,
       ctx.destination.id,
       circuit.reachable,
@@ -269,7 +282,7 @@ export async function recordAttempt(knex: Knex, args: RecordAttemptArgs): Promis
   if (!row) return { kind: 'gone' };
   // Already recorded by an earlier run of this activity: answer what it recorded.
   const stored = row.attempt_id ? row : await findAttempt(knex, ctx.deliveryId, attemptNumber);
-  return { ...outcomeOfStoredAttempt(stored!, Date.now()), circuitTransition: row.circuit_transition ?? null };
+  return { ...outcomeOfStoredAttempt(stored!, Date.now()), circuitTransition: row.circuit_transition ?? null, paused: row.paused };
 }
 
 /** Gives back an attempt's lease without recording anything (a chat platform's 429 is waited out, not recorded). */
@@ -278,7 +291,7 @@ export async function releaseLease(knex: Knex, deliveryId: string): Promise<void
 }
 
 /**
- * Cancels a queued or retrying delivery (RULINGS.md §10), inside the caller's
+ * Cancels a queued or retrying delivery (docs/behaviour.md#cancel-and-replay), inside the caller's
  * transaction: the delivery and its last attempt become `canceled`. A delivery
  * canceled before any attempt gets a `canceled` attempt 1, so the attempt list
  * shows what happened. Returns false when the delivery was already finished.

@@ -30,7 +30,7 @@ export class DeliveryAttempt {
   @Property({ type: 'integer', nullable: true })
   statusCode?: number | null;
 
-  /** First 4096 bytes, cut on a UTF-8 boundary (RULINGS.md §1). */
+  /** First 4096 bytes, cut on a UTF-8 boundary (docs/behaviour.md#attempts). */
   @Property({ type: 'text', nullable: true })
   responseBody?: string | null;
 

@@ -18,7 +18,8 @@ export function backoffDelayMs(policy: RetryPolicy, attemptNumber: number): numb
 
 /**
  * What one send means for the delivery:
- * - `rate_limited`: a chat platform's 429; no attempt is recorded or counted, wait and send again;
+ * - `rate_limited`: a chat platform's 429, or a receiver's 503 with Retry-After whose wait ends before the
+ *   retry schedule does (`window`); no attempt is recorded or counted, wait and send again;
  * - `success`: a 2xx;
  * - `retrying`: failed, attempts remain; wait `delayMs` (at least a webhook's Retry-After, capped at 1 h);
  * - `failed`: failed for good (last attempt, or a permanent failure): dead-lettered;
@@ -32,13 +33,17 @@ export type AttemptDecision =
   | { kind: 'skipped' };
 
 export function decideAttempt(
-  result: Pick<SendResult, 'ok' | 'rateLimited' | 'retryAfterMs' | 'permanent' | 'skipped'>,
+  result: Pick<SendResult, 'ok' | 'rateLimited' | 'retryAfterMs' | 'unavailable' | 'permanent' | 'skipped'>,
   attemptNumber: number,
   policy: RetryPolicy,
+  /** `now` and the retry schedule's end (scheduleDeadline): a 503's wait past it counts as a failed attempt, so a receiver cannot keep a delivery forever. */
+  window?: { now: number; deadline: number },
 ): AttemptDecision {
   if (result.ok) return { kind: 'success' };
   if (result.skipped) return { kind: 'skipped' };
   if (result.rateLimited) return { kind: 'rate_limited', delayMs: Math.max(0, result.rateLimited.retryAfterMs) };
+  const unavailableMs = result.unavailable ? Math.min(Math.max(0, result.unavailable.retryAfterMs), MAX_RETRY_AFTER_MS) : null;
+  if (unavailableMs !== null && window && window.now + unavailableMs <= window.deadline) return { kind: 'rate_limited', delayMs: unavailableMs };
   if (result.permanent || attemptNumber >= policy.max_attempts) return { kind: 'failed' };
   const retryAfter = Math.min(Math.max(0, result.retryAfterMs ?? 0), MAX_RETRY_AFTER_MS);
   return { kind: 'retrying', delayMs: Math.max(backoffDelayMs(policy, attemptNumber), retryAfter) };

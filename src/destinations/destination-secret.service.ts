@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { ValidationError } from '../common/errors';
 import { findInProject } from '../common/project-scope';
@@ -6,8 +7,8 @@ import type { SecretBox } from '../common/secret-box';
 import { Destination } from './destination.entity';
 
 /**
- * Signing-secret rotation and clearing for `webhook` destinations (SPEC.md
- * "POST/DELETE /v1/destinations/{id}/signing-secret"), and the secrets a
+ * Signing-secret rotation and clearing for `webhook` destinations
+ * (`POST`/`DELETE /v1/destinations/{id}/signing-secret`, docs/sending.md), and the secrets a
  * delivery signs with. During an overlap each delivery carries a second
  * signature made with the previous secret, so receivers can switch over.
  */
@@ -16,6 +17,14 @@ export const MAX_OVERLAP_SECONDS = 604_800;
 /** As for endpoint secrets (src/endpoints/endpoint-secret.service.ts). */
 export const MIN_SIGNING_SECRET_LENGTH = 8;
 export const MAX_SIGNING_SECRET_LENGTH = 1024;
+
+/**
+ * A generated destination secret: `whsec_` and the standard base64 of 32 random
+ * bytes, the form Standard Webhooks libraries read, so it suits either signature scheme.
+ */
+export function generateDestinationSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
 
 /** A destination signing secret as accepted on create, update and rotate. */
 export const signingSecretSchema = z

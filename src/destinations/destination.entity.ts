@@ -3,6 +3,9 @@ import { DEFAULT_RETRY_POLICY, DESTINATION_TYPES, type DestinationType, type Ret
 import { BaseEntity } from '../db/base.entity';
 import { Project } from '../projects/project.entity';
 
+export const DESTINATION_PAUSE_REASONS = ['user', 'receiver_gone'] as const;
+export type DestinationPauseReason = (typeof DESTINATION_PAUSE_REASONS)[number];
+
 export interface DestinationCircuit {
   state: 'closed' | 'open' | 'half_open';
   consecutive_failures: number;
@@ -29,7 +32,7 @@ export class Destination extends BaseEntity {
   @Property({ type: 'text', nullable: true })
   webhookHost?: string | null;
 
-  /** Sealed chat-platform bot token (RULINGS.md §28). */
+  /** Sealed chat-platform bot token (docs/behaviour.md#chat-destinations). */
   @Property({ type: 'text', nullable: true, hidden: true })
   botTokenEnc?: string | null;
 
@@ -48,6 +51,13 @@ export class Destination extends BaseEntity {
 
   @Property({ type: 'boolean', default: true })
   isActive: boolean & Opt = true;
+
+  /** Why it is paused: `user`, or `receiver_gone` (a 410 Gone answer paused it); null while active. */
+  @Property({ type: 'text', nullable: true })
+  pausedReason?: DestinationPauseReason | null;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  pausedAt?: Date | null;
 
   /** Webhook type only; sealed, write-only. */
   @Property({ type: 'text', nullable: true, hidden: true })

@@ -45,6 +45,7 @@ export class DestinationType implements DestinationView {
   @Field(() => String, { name: 'webhookHost', nullable: true }) webhook_host!: string | null;
   @Field({ name: 'hasWebhookUrl' }) has_webhook_url!: boolean;
   @Field({ name: 'hasBotToken' }) has_bot_token!: boolean;
+  @Field(() => String, { name: 'signingSecret', nullable: true, description: 'Only in the answer that generated it.' }) signing_secret!: string | null;
   @Field({ name: 'hasSigningSecret' }) has_signing_secret!: boolean;
   @Field(() => String, { name: 'previousSecretExpiresAt', nullable: true }) previous_secret_expires_at!: string | null;
   @Field(() => String, { name: 'guildId', nullable: true }) guild_id!: string | null;
@@ -52,6 +53,9 @@ export class DestinationType implements DestinationView {
   @Field(() => RetryPolicyType, { name: 'retryPolicy' }) retry_policy!: RetryPolicyType;
   @Field(() => [String], { name: 'eventTypes' }) event_types!: string[];
   @Field({ name: 'isActive' }) is_active!: boolean;
+  @Field(() => String, { name: 'pausedReason', nullable: true, description: 'Why it is paused: user, or receiver_gone (it answered 410 Gone); null while active.' })
+  paused_reason!: DestinationView['paused_reason'];
+  @Field(() => String, { name: 'pausedAt', nullable: true }) paused_at!: string | null;
   @Field(() => Int, { name: 'maxConcurrency', nullable: true, description: 'Attempts in flight at once across all workers; null: the service default.' })
   max_concurrency!: number | null;
   @Field(() => DestinationCircuitType) circuit!: DestinationCircuitType;
@@ -74,7 +78,11 @@ class DestinationInput {
   @Field({ nullable: true, description: 'Create only: chat_b, chat_a, chat_c or webhook.' }) type?: string;
   @Field(() => String, { nullable: true, description: 'Write-only; null removes it.' }) webhookUrl?: string | null;
   @Field(() => String, { nullable: true, description: 'Write-only; null removes it.' }) botToken?: string | null;
-  @Field(() => String, { nullable: true, description: 'Webhook only; write-only; null removes it.' }) signingSecret?: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description: 'Webhook only; write-only. Create: absent generates one (returned once in signingSecret), null means unsigned. Update: null removes it.',
+  })
+  signingSecret?: string | null;
   @Field(() => String, { nullable: true }) guildId?: string | null;
   @Field(() => String, { nullable: true }) channelId?: string | null;
   @Field(() => RetryPolicyInput, { nullable: true }) retryPolicy?: RetryPolicyInput;

@@ -7,6 +7,7 @@ import type { ProjectContext } from '../common/request-context';
 import { DEFAULT_RETRY_POLICY } from '../common/types';
 import {
   clearDestinationSecret,
+  generateDestinationSecret,
   rotateDestinationSecret,
   type RotateDestinationSecretInput,
   signingSecretSchema,
@@ -15,7 +16,7 @@ import { Destination } from './destination.entity';
 import { type DestinationView, toDestinationView } from './destination.view';
 
 /**
- * Destinations (SPEC "Destination", RULINGS.md §15, §28). `cli` destinations
+ * Destinations (docs/resources.md, docs/behaviour.md#secrets). `cli` destinations
  * are made by the CLI's `listen` and cannot be created here, but they are
  * listed, updated and deleted like the others. The type is fixed at creation.
  */
@@ -51,7 +52,11 @@ export const createDestinationInput = z.object({
   type: z.enum(API_DESTINATION_TYPES, { message: `must be one of ${API_DESTINATION_TYPES.join(', ')} (cli destinations are created by the CLI)` }),
   webhook_url: webhookUrl.optional(),
   bot_token: botToken.optional(),
-  signing_secret: signingSecretSchema.optional(),
+  // Signed by default: absent generates a secret (shown once in the answer), null asks for unsigned deliveries.
+  signing_secret: signingSecretSchema
+    .nullable()
+    .optional()
+    .describe('Webhook only. Absent: a secret is generated and shown once in the answer; null: deliveries are not signed.'),
   guild_id: platformId.nullable().optional(),
   channel_id: platformId.nullable().optional(),
   retry_policy: retryPolicySchema.optional(),
@@ -86,7 +91,7 @@ function refuse(field: string, message: string): never {
   throw new ValidationError(`Invalid body: ${field}: ${message}`, { in: 'body', fields: [{ field, message }] });
 }
 
-/** The fields each type needs, checked on the destination as it will be saved (RULINGS.md §28). */
+/** The fields each type needs, checked on the destination as it will be saved (docs/behaviour.md#chat-destinations). */
 function checkTypeRequirements(d: Destination): void {
   const hasUrl = !!d.webhookUrlEnc;
   const hasToken = !!d.botTokenEnc;
@@ -128,7 +133,12 @@ function applyFields(ctx: ProjectContext, d: Destination, input: Omit<UpdateDest
   if (input.channel_id !== undefined) d.channelId = input.channel_id;
   if (input.retry_policy !== undefined) d.retryPolicy = input.retry_policy;
   if (input.event_types !== undefined) d.eventTypes = [...new Set(input.event_types)];
-  if (input.is_active !== undefined) d.isActive = input.is_active;
+  if (input.is_active !== undefined && input.is_active !== d.isActive) {
+    // Resuming undoes any pause, the service's own (410 Gone) included.
+    d.isActive = input.is_active;
+    d.pausedReason = input.is_active ? null : 'user';
+    d.pausedAt = input.is_active ? null : new Date();
+  }
   if (input.max_concurrency !== undefined) d.maxConcurrency = input.max_concurrency;
 }
 
@@ -144,6 +154,7 @@ export async function getDestination(ctx: ProjectContext, id: string): Promise<D
   return toDestinationView(await findDestination(ctx, id));
 }
 
+/** A webhook destination is signed unless the input says `signing_secret: null`; a generated secret is in this answer only. */
 export async function createDestination(ctx: ProjectContext, input: CreateDestinationInput): Promise<DestinationView> {
   const destination = ctx.em.create(Destination, {
     project: ctx.project,
@@ -151,10 +162,11 @@ export async function createDestination(ctx: ProjectContext, input: CreateDestin
     type: input.type,
     retryPolicy: { ...DEFAULT_RETRY_POLICY, backoff: [...DEFAULT_RETRY_POLICY.backoff] },
   });
-  applyFields(ctx, destination, input);
+  const generated = input.type === 'webhook' && input.signing_secret === undefined ? generateDestinationSecret() : null;
+  applyFields(ctx, destination, generated ? { ...input, signing_secret: generated } : input);
   checkTypeRequirements(destination);
   await ctx.em.flush();
-  return toDestinationView(destination);
+  return toDestinationView(destination, generated);
 }
 
 export async function updateDestination(ctx: ProjectContext, id: string, input: UpdateDestinationInput): Promise<DestinationView> {

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { DESTINATION_TYPES, type RetryPolicy } from '../common/types';
-import type { Destination } from './destination.entity';
+import { type Destination, DESTINATION_PAUSE_REASONS } from './destination.entity';
 
 /**
  * The wire form of a destination. Secrets (webhook URL, bot token, signing
- * secret) are write-only (RULINGS.md §15): only whether each is set, and the
- * webhook URL's host, are shown.
+ * secret) are write-only (docs/behaviour.md#secrets): only whether each is set, and the
+ * webhook URL's host, are shown; a secret the service generated is shown once.
  */
 export const retryPolicyView = z.object({
   max_attempts: z.number().int().describe('Total attempts, including the first'),
@@ -31,6 +31,7 @@ export const destinationView = z.object({
   webhook_host: z.string().nullable().describe('Host of the write-only webhook_url'),
   has_webhook_url: z.boolean(),
   has_bot_token: z.boolean(),
+  signing_secret: z.string().nullable().describe('Shown once, in the answer that generated it; null otherwise'),
   has_signing_secret: z.boolean(),
   previous_secret_expires_at: z.iso.datetime().nullable().describe('While set, deliveries also carry the previous-secret signature'),
   guild_id: z.string().nullable(),
@@ -38,6 +39,11 @@ export const destinationView = z.object({
   retry_policy: retryPolicyView,
   event_types: z.array(z.string()),
   is_active: z.boolean(),
+  paused_reason: z
+    .enum(DESTINATION_PAUSE_REASONS)
+    .nullable()
+    .describe('Why it is paused: user, or receiver_gone (it answered 410 Gone); null while active. Setting is_active to true resumes it'),
+  paused_at: z.iso.datetime().nullable(),
   max_concurrency: z.number().int().nullable().describe('Attempts in flight at once across all workers; null: the service default'),
   circuit: circuitView.describe('The circuit breaker (docs/delivery.md "Circuit breaker")'),
   created_at: z.iso.datetime(),
@@ -45,7 +51,8 @@ export const destinationView = z.object({
 });
 export type DestinationView = z.infer<typeof destinationView> & { retry_policy: RetryPolicy };
 
-export function toDestinationView(d: Destination): DestinationView {
+/** `generatedSecret`: only in the answer of the call that generated it. */
+export function toDestinationView(d: Destination, generatedSecret: string | null = null): DestinationView {
   const overlapEnd = d.signingSecretEnc ? d.previousSecretExpiresAt : null;
   return {
     id: d.id,
@@ -55,6 +62,7 @@ export function toDestinationView(d: Destination): DestinationView {
     webhook_host: d.webhookUrlEnc ? (d.webhookHost ?? null) : null,
     has_webhook_url: !!d.webhookUrlEnc,
     has_bot_token: !!d.botTokenEnc,
+    signing_secret: generatedSecret,
     has_signing_secret: !!d.signingSecretEnc,
     previous_secret_expires_at: overlapEnd && overlapEnd.getTime() > Date.now() ? overlapEnd.toISOString() : null,
     guild_id: d.guildId ?? null,
@@ -62,6 +70,8 @@ export function toDestinationView(d: Destination): DestinationView {
     retry_policy: { max_attempts: d.retryPolicy.max_attempts, backoff: [...d.retryPolicy.backoff] },
     event_types: [...d.eventTypes],
     is_active: d.isActive,
+    paused_reason: d.isActive ? null : (d.pausedReason ?? 'user'),
+    paused_at: d.isActive ? null : (d.pausedAt?.toISOString() ?? null),
     max_concurrency: d.maxConcurrency ?? null,
     circuit: d.circuit
       ? { ...d.circuit, opened_at: iso(d.circuit.opened_at), next_probe_at: iso(d.circuit.next_probe_at) }

@@ -7,7 +7,7 @@ import { notifyEndpointChanged } from '../ingress/endpoint-cache';
 import { WebhookEndpoint } from './endpoint.entity';
 
 /**
- * Source (endpoint) signing-secret rotation, RULINGS §20: during the overlap
+ * Source (endpoint) signing-secret rotation, docs/behaviour.md#ingress: during the overlap
  * ingress accepts signatures made with the old or the new secret, for every
  * scheme that verifies one; `overlap_seconds: 0` (the dashboard's
  * "regenerate") cuts the old secret off at once.

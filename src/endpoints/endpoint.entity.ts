@@ -53,7 +53,7 @@ export class WebhookEndpoint extends BaseEntity {
   @ManyToOne(() => OAuthConnection, { nullable: true, deleteRule: 'set null' })
   oauthConnection?: OAuthConnection | null;
 
-  /** Created by an installed integration: never rate-limited (SPEC Limits rule 2). */
+  /** Created by an installed integration: never rate-limited (docs/behaviour.md#rate-caps). */
   @Property({ type: 'boolean', default: false })
   isIntegration: boolean & Opt = false;
 }

@@ -110,7 +110,7 @@ export class EndpointResolver {
     return true;
   }
 
-  @Mutation(() => EndpointType, { description: 'RULINGS §20: a generated secret is returned once in signingSecret.' })
+  @Mutation(() => EndpointType, { description: 'Rotates the signing secret; a generated secret is returned once in signingSecret.' })
   rotateEndpointSecret(
     @Arg('id', () => ID) id: string,
     @Arg('input', () => RotateEndpointSecretInput, { nullable: true }) input: RotateEndpointSecretInput | undefined,

@@ -15,7 +15,7 @@ import { WebhookEndpoint } from './endpoint.entity';
 import { generateEndpointSecret, rotateEndpointSecret, type RotateEndpointSecretInput } from './endpoint-secret.service';
 import { type EndpointView, toEndpointView } from './endpoint.view';
 
-/** A typing-rule part: a literal, or a `body.x.y` / `header.Name` path (RULINGS.md §3). */
+/** A typing-rule part: a literal, or a `body.x.y` / `header.Name` path (docs/behaviour.md#event-type). */
 const typingPart = z
   .object({ literal: z.string().max(200).optional(), path: z.string().max(500).meta({ pattern: FIELD_REF.source }).optional() })
   .meta(exactlyOne(present('literal'), present('path')))
@@ -129,7 +129,7 @@ export async function deleteEndpoint(ctx: ProjectContext, id: string): Promise<v
   await notifyEndpointChanged(ctx.em, endpoint.id);
 }
 
-/** RULINGS.md §20; the answer shows the new secret only when it was generated. */
+/** docs/behaviour.md#ingress; the answer shows the new secret only when it was generated. */
 export async function rotateSecret(ctx: ProjectContext, id: string, input: RotateEndpointSecretInput): Promise<EndpointView> {
   const result = await rotateEndpointSecret(ctx, id, input);
   const endpoint = await findEndpoint(ctx, id);

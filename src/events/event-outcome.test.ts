@@ -26,15 +26,17 @@ describe('the outcome words (packages/shared/src/outcomes.ts)', () => {
     expect(event([])).toBe('no_destination');
     expect(event([], { dispatched: false })).toBe('pending');
     expect(event([], { filtered: true })).toBe('filtered');
-    expect(event(['delivered'], { quarantined: true })).toBe('quarantined');
+    expect(event([], { quarantined: true })).toBe('quarantined');
+    // A replay of a quarantined event: its deliveries say how it went.
+    expect(event(['delivered'], { quarantined: true })).toBe('delivered');
     expect(worstOutcome(['filtered', 'quarantined', 'delivered'])).toBe('quarantined');
   });
 
-  it('has one label for each word, and the list of the API is that order without the fan-out’s own word', () => {
+  it('has one label for each word, and the API lists them in that order', () => {
     expect(Object.keys(OUTCOME_WORDS).sort()).toEqual([...OUTCOMES].sort());
     expect(outcomeLabel('dead_lettered')).toBe('dead-lettered');
     expect(outcomeLabel('no_destination')).toBe('no destination');
-    expect(EVENT_OUTCOMES).toEqual(OUTCOMES.filter((o) => o !== 'quarantined'));
+    expect(EVENT_OUTCOMES).toEqual(OUTCOMES);
   });
 
   it('generates the SQL from the same words: the rank is their order, each delivery status maps as deliveryOutcome does', () => {

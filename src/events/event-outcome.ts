@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { DELIVERY_STATUS_OUTCOMES, EVENT_OUTCOMES, type EventOutcome, OUTCOMES, type Outcome } from '../../packages/shared/src/outcomes';
+import { DELIVERY_STATUS_OUTCOMES, OUTCOMES, type Outcome } from '../../packages/shared/src/outcomes';
 import type { DeliveryStatus } from '../common/types';
 
 /**
@@ -12,7 +12,8 @@ import type { DeliveryStatus } from '../common/types';
  * for the list's column and for its filter, so what a row shows and what the
  * filter selects cannot disagree (docs/dashboard.md).
  */
-export { EVENT_OUTCOMES, type EventOutcome };
+export const EVENT_OUTCOMES = OUTCOMES;
+export type EventOutcome = Outcome;
 
 // Every stored delivery status has its word (a status added to the entity without one fails to compile here).
 DELIVERY_STATUS_OUTCOMES satisfies Record<DeliveryStatus, Outcome>;
@@ -35,7 +36,7 @@ const CURRENT = `not exists (select 1 from deliveries r where r.event_id = d.eve
 /** The outcome of the event row aliased `e` (`eventOutcome()`; a scalar subquery: an aggregate without GROUP BY always yields one row). */
 export const OUTCOME_SQL = `(select case
     when e.status = 'filtered' then 'filtered'
-    when count(*) = 0 then case when e.dispatched_at is null then 'pending' else 'no_destination' end
+    when count(*) = 0 then case when e.quarantined_at is not null then 'quarantined' when e.dispatched_at is null then 'pending' else 'no_destination' end
     else (${RANK})[min(array_position(${RANK}, ${DELIVERY_OUTCOME_SQL}))] end
   from deliveries d where d.event_id = e.id and ${CURRENT})`;
 
@@ -56,7 +57,8 @@ const PREFILTER: Partial<Record<EventOutcome, string>> = {
   skipped: hasDelivery(`d.status = 'skipped'`),
   canceled: hasDelivery(`d.status = 'canceled'`),
   filtered: `e.status = 'filtered'`,
-  no_destination: `e.status <> 'filtered' and e.dispatched_at is not null and not ${hasDelivery('true')}`,
+  quarantined: `e.quarantined_at is not null and e.status <> 'filtered'`,
+  no_destination: `e.status <> 'filtered' and e.dispatched_at is not null and e.quarantined_at is null and not ${hasDelivery('true')}`,
 };
 
 /** WHERE fragment (with its bindings) selecting events of the given outcome; the events table is aliased `e`. */

@@ -34,7 +34,7 @@ export class Event {
   @Property({ type: 'uuid' })
   organizationId!: string;
 
-  /** Empty string when no rule yields a type (RULINGS.md §3). */
+  /** Empty string when no rule yields a type (docs/behaviour.md#event-type). */
   @Property({ type: 'text', default: '' })
   eventType: string & Opt = '';
 
@@ -60,6 +60,14 @@ export class Event {
   /** Outbox marker: set once the event's deliveries (none for a filtered event) and search row exist (src/deliveries). */
   @Property({ type: 'timestamptz', nullable: true })
   dispatchedAt?: Date | null;
+
+  /** Set when the outbox could not fan the event out even on its own (docs/delivery.md "Quarantined events"): not delivered. */
+  @Property({ type: 'timestamptz', nullable: true })
+  quarantinedAt?: Date | null;
+
+  /** Why it was quarantined: the database's error, with its SQLSTATE. */
+  @Property({ type: 'text', nullable: true })
+  quarantineReason?: string | null;
 
   @Property({ type: 'timestamptz', defaultRaw: 'now()' })
   createdAt: Date & Opt = new Date();

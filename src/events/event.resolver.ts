@@ -27,6 +27,8 @@ export class EventType implements EventView {
   @Field(() => String, { name: 'sourceIp', nullable: true }) source_ip!: string | null;
   @Field(() => String, { name: 'idempotencyKey', nullable: true }) idempotency_key!: string | null;
   @Field(() => String, { description: 'received or filtered.' }) status!: EventView['status'];
+  @Field(() => String, { name: 'quarantinedAt', nullable: true, description: 'Set when the pipeline could not process the event and set it aside undelivered.' }) quarantined_at!: string | null;
+  @Field(() => String, { name: 'quarantineReason', nullable: true, description: "Why the event was quarantined (the database's error)." }) quarantine_reason!: string | null;
   @Field({ name: 'createdAt' }) created_at!: string;
 }
 

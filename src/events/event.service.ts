@@ -16,7 +16,7 @@ import { containsCondition, searchFields, textCondition, textSearchQuery, withSe
 import { type EventListItemView, type EventView, toEventSummaryView, toEventView } from './event.view';
 
 /**
- * Events of the active project (RULINGS.md §12–§13): list with filters and
+ * Events of the active project (docs/behaviour.md#management-api): list with filters and
  * cursor pagination, get with payload and headers, replay. Every query is
  * scoped to `ctx.project.id`; another project's event is a 404.
  */
@@ -37,7 +37,7 @@ export const listEventsQuery = paginationQuery.extend({
 });
 export type ListEventsQuery = z.infer<typeof listEventsQuery>;
 
-const SUMMARY_FIELDS = ['id', 'endpointId', 'projectId', 'organizationId', 'eventType', 'sourceIp', 'idempotencyKey', 'status', 'createdAt'] as const;
+const SUMMARY_FIELDS = ['id', 'endpointId', 'projectId', 'organizationId', 'eventType', 'sourceIp', 'idempotencyKey', 'status', 'quarantinedAt', 'quarantineReason', 'createdAt'] as const;
 
 async function findEvents(ctx: ProjectContext, q: ListEventsQuery, withBody: boolean): Promise<Event[]> {
   // A search may read many rows: bounded by RELAY_SEARCH_TIMEOUT_MS (src/events/event-search.ts).
@@ -120,7 +120,7 @@ export type ReplayResult = z.infer<typeof replayResultView>;
 
 /**
  * Re-queues the event to every destination linked to its endpoint now, with
- * the current link configuration (SPEC "Replay"; RULINGS.md §10–§11). Each
+ * the current link configuration (docs/behaviour.md#cancel-and-replay). Each
  * replay is a new delivery whose attempts count from 1; a delivery of the same
  * event and destination still waiting for a retry is superseded (canceled).
  */

@@ -4,7 +4,7 @@ import { EVENT_STATUSES } from '../common/types';
 import type { Event } from './event.entity';
 import { eventOutcomeFields } from './event-outcome';
 
-/** The wire form of an event (SPEC "Event"), shared by REST, GraphQL and subscriptions. */
+/** The wire form of an event, shared by REST, GraphQL and subscriptions. */
 export const eventView = z.object({
   id: z.uuid(),
   endpoint_id: z.uuid(),
@@ -16,6 +16,8 @@ export const eventView = z.object({
   source_ip: z.string().nullable(),
   idempotency_key: z.string().nullable(),
   status: z.enum(EVENT_STATUSES),
+  quarantined_at: z.iso.datetime().nullable().describe('Set when the pipeline could not process the event and set it aside undelivered (docs/delivery.md "Quarantined events")'),
+  quarantine_reason: z.string().nullable().describe('Why the event was quarantined (the database\'s error); null when it was not'),
   created_at: z.iso.datetime(),
 });
 export type EventView = z.infer<typeof eventView>;
@@ -31,7 +33,10 @@ export type EventListItemView = z.infer<typeof eventListItemView>;
 /** `GET /v1/events/{id}`: the event with its deliveries' outcome. */
 export const eventDetailView = eventView.extend(eventOutcomeFields);
 
-type EventFields = Pick<Event, 'id' | 'endpointId' | 'projectId' | 'organizationId' | 'eventType' | 'sourceIp' | 'idempotencyKey' | 'status' | 'createdAt'>;
+type EventFields = Pick<
+  Event,
+  'id' | 'endpointId' | 'projectId' | 'organizationId' | 'eventType' | 'sourceIp' | 'idempotencyKey' | 'status' | 'quarantinedAt' | 'quarantineReason' | 'createdAt'
+>;
 
 export function toEventSummaryView(event: EventFields): EventSummaryView {
   return {
@@ -43,6 +48,8 @@ export function toEventSummaryView(event: EventFields): EventSummaryView {
     source_ip: event.sourceIp ?? null,
     idempotency_key: event.idempotencyKey ?? null,
     status: event.status,
+    quarantined_at: event.quarantinedAt ? new Date(event.quarantinedAt).toISOString() : null,
+    quarantine_reason: event.quarantineReason ?? null,
     created_at: new Date(event.createdAt).toISOString(),
   };
 }

@@ -8,7 +8,7 @@ export class FilterCondition {
   @PrimaryKey({ type: 'uuid' })
   id: string = uuidv7();
 
-  /** SPEC `filter_id`. */
+  /** The group it belongs to (column `filter_id`). */
   @ManyToOne(() => FilterGroup, { deleteRule: 'cascade', index: true, fieldName: 'filter_id' })
   filterGroup!: FilterGroup;
 

@@ -11,7 +11,7 @@ import { FilterGroup } from './filter-group.entity';
 import { type FilterGroupView, toFilterGroupView } from './filter-group.view';
 
 /**
- * Filter groups of an endpoint (SPEC "Filtering"), with their conditions
+ * Filter groups of an endpoint (docs/ingress.md "Filters"), with their conditions
  * edited as one ordered list: `position` is the index in `conditions`, and an
  * update that sends `conditions` replaces the whole list.
  */

@@ -1,5 +1,5 @@
 /**
- * Message template configs (SPEC.md "MessageTemplate"): v1 is one flat object
+ * Message template configs (docs/templates.md): v1 is one flat object
  * for every platform; v2 is `{ version: 2, platforms: { <type>: {...}, default: {...} } }`
  * where the destination type's variant wins and `default` is the fallback.
  */

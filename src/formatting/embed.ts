@@ -2,8 +2,8 @@ import { renderAt, type TemplateData } from './template-engine';
 import { truncateText } from './template-functions';
 
 /**
- * The embed (SPEC.md "Discord-style embed config") rendered to plain strings,
- * with the limits of RULINGS.md §5 applied after rendering: text is cut with
+ * The embed (docs/templates.md) rendered to plain strings,
+ * with the limits of docs/behaviour.md#templates-and-transforms applied after rendering: text is cut with
  * an ellipsis and extra fields are dropped; length never fails a delivery.
  * Lengths are UTF-16 code units, as the platforms count them.
  * chat_b sends it as is; chat_a and chat_c auto-convert it.

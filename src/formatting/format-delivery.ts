@@ -3,10 +3,10 @@ import { runTransform } from '../transforms/transform-runner';
 import { isChatPlatform, renderMessage, type TemplateMeta } from './index';
 
 /**
- * One destination's formatting step of a delivery (SPEC.md "Delivery"):
+ * One destination's formatting step of a delivery (docs/delivery.md):
  * transform (if any), then the chat message (chat types) or the payload as
  * is (`webhook`, `cli`: templates never apply). Throws TransformError or
- * TemplateRenderError; both are permanent for that delivery (RULINGS.md §9).
+ * TemplateRenderError; both are permanent for that delivery (docs/behaviour.md#transforms).
  */
 
 export interface FormatDeliveryInput {

@@ -8,8 +8,8 @@ import { renderAt, type TemplateData } from './template-engine';
 import { truncateText } from './template-functions';
 
 /**
- * Message formatting for chat destinations (SPEC.md "MessageTemplate",
- * RULINGS.md §2, §4–§6). Pure and synchronous: compiled templates are cached,
+ * Message formatting for chat destinations (docs/templates.md,
+ * docs/behaviour.md#templates-and-transforms). Pure and synchronous: compiled templates are cached,
  * so a typical message renders in a few microseconds. Templates are never
  * applied to `webhook` (or `cli`) destinations: they receive the payload.
  */

@@ -1,4 +1,4 @@
-import { decodeEntities, sanitizeTelegramHtml } from './telegram-html';
+import { sanitizeTelegramHtml, visibleText } from './telegram-html';
 
 describe('sanitizeTelegramHtml', () => {
   test.each([
@@ -19,10 +19,15 @@ describe('sanitizeTelegramHtml', () => {
     ['tag names are case-insensitive', '<B>x</B>', '<b>x</b>'],
     ['br becomes a newline', 'a<br>b<br/>c', 'a\nb\nc'],
     ['lone brackets and ampersands escaped', 'a < b > c & d', 'a &lt; b &gt; c &amp; d'],
-    ['supported entities kept', '&lt;&gt;&amp;&quot;&#169;&#x1F600;', '&lt;&gt;&amp;&quot;&#169;&#x1F600;'],
-    ['unsupported named entities escaped', '&nbsp;&copy;', '&amp;nbsp;&amp;copy;'],
-    ['self-closing allowed tag escaped', '<b/>', '&lt;b/&gt;'],
-    ['comment-like text escaped', '<!-- x -->', '&lt;!-- x --&gt;'],
+    // Entities are decoded as HTML does; the platform shows the same text.
+    ['entities decoded, markup characters escaped again', '&lt;&gt;&amp;&quot;&#169;&#x1F600;', '&lt;&gt;&amp;&quot;©😀'],
+    ['named entities the platform lacks are sent as their characters', '&nbsp;&copy;', '\u00a0©'],
+    ['an ampersand that starts no entity escaped', '&unknown; & &#xZZ;', '&amp;unknown; &amp; &amp;#xZZ;'],
+    ['self-closing allowed tag read as HTML does (an open tag), then closed', '<b/>x', '<b>x</b>'],
+    ['comments dropped', 'a<!-- x -->b', 'ab'],
+    ['relative and protocol-relative links dropped', '<a href="/x">r</a><a href="//evil.example">p</a>', 'rp'],
+    ['class allow list per tag', '<code class="language-ts x">c</code><span class="x tg-spoiler">s</span>', '<code class="language-ts">c</code><span class="tg-spoiler">s</span>'],
+    ['br inside code is a newline too', '<code>a<br>b</code>', '<code>a\nb</code>'],
   ])('%s', (_name, input, expected) => {
     expect(sanitizeTelegramHtml(input)).toBe(expected);
   });
@@ -31,11 +36,7 @@ describe('sanitizeTelegramHtml', () => {
     expect(sanitizeTelegramHtml('<b>' + 'a'.repeat(20) + '</b>tail', 10)).toBe('<b>aaaaaaaaa…</b>');
     expect(sanitizeTelegramHtml('&lt;'.repeat(20), 5)).toBe('&lt;&lt;&lt;&lt;…');
     const long = sanitizeTelegramHtml('x'.repeat(5000));
-    expect(decodeEntities(long).length).toBe(4096);
+    expect(visibleText(long).length).toBe(4096);
     expect(sanitizeTelegramHtml('<i>' + '😀'.repeat(10) + '</i>', 6)).toBe('<i>😀😀…</i>');
-  });
-
-  test('decodeEntities', () => {
-    expect(decodeEntities('&lt;a&gt; &amp;amp; &#65;&#x42; &quot;')).toBe('<a> &amp; AB "');
   });
 });

@@ -1,6 +1,6 @@
 import nunjucks from 'nunjucks';
 import { TemplateRenderError, TemplateSyntaxError } from './errors';
-import { LruCache } from './lru';
+import { LRUCache } from 'lru-cache';
 import { escapeHtml, getMember, SafeHtml, TEMPLATE_FUNCTIONS, toText } from './template-functions';
 import { type OutputMode, translateTemplate } from './template-syntax';
 
@@ -73,9 +73,9 @@ env.addFilter('__out_html', (value: unknown) => emit(value instanceof SafeHtml ?
 
 const CACHE_LIMIT = 2000;
 /** One cache per output mode, keyed by the source string itself (its hash is computed once). */
-const caches: Record<OutputMode, LruCache<string, Compiled | TemplateSyntaxError>> = {
-  text: new LruCache(CACHE_LIMIT),
-  html: new LruCache(CACHE_LIMIT),
+const caches: Record<OutputMode, LRUCache<string, Compiled | TemplateSyntaxError>> = {
+  text: new LRUCache({ max: CACHE_LIMIT }),
+  html: new LRUCache({ max: CACHE_LIMIT }),
 };
 
 /** Where nunjucks put the line of a runtime or compile error in its message. */

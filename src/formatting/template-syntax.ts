@@ -3,8 +3,8 @@ import { countLines, describe, type RawTag, type RawText, scan, type Token, toke
 import { TEMPLATE_FUNCTIONS } from './template-functions';
 
 /**
- * Translates the template language users write (RULINGS.md §4) into
- * nunjucks source. Users write the double-brace form of SPEC.md:
+ * Translates the template language users write (docs/behaviour.md#templates-and-transforms) into
+ * nunjucks source. Users write the double-brace form (docs/templates.md):
  *
  *   {{ .Meta.EventType }}  {{ .Payload.repo.name | upper }}  {{ upper .Payload.repo.name }}
  *   {{ if eq .Payload.action "opened" }}…{{ else if … }}…{{ else }}…{{ end }}

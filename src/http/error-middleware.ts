@@ -4,12 +4,12 @@ import type { Context, Next } from 'koa';
 import { AppError } from '../common/errors';
 import type { Logger } from '../common/logger';
 
-/** Maps every thrown error to the body of RULINGS.md §14; unknown errors become a logged 500. */
+/** Maps every thrown error to the body of docs/behaviour.md#errors; unknown errors become a logged 500. */
 export function errorMiddleware(log: Logger) {
   return async (ctx: Context, next: Next): Promise<void> => {
     try {
       await next();
-      // Answers left without a body (no route, or the router's 405/501) get the §14 body too.
+      // Answers left without a body (no route, or the router's 405/501) get the error body too.
       if (ctx.status >= 400 && ctx.body == null) throw emptyAnswerError(ctx);
     } catch (err) {
       const appError = toAppError(err);
@@ -37,7 +37,7 @@ const CLIENT_ERROR_LINGER_MS = 500;
 /**
  * Errors Node's HTTP parser raises before Koa sees a request (oversized
  * headers, malformed request lines) and requests past the headers or request
- * timeout: answered with the §14 body on the raw socket, instead of Node's
+ * timeout: answered with the error body on the raw socket, instead of Node's
  * bodiless default, then the socket is destroyed. Only half-closing it would
  * leave it to the client, and a slow-header client (slowloris) that never
  * closes its side would hold it in FIN-WAIT-2 for ever.

@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { ClientAbortedError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../common/errors';
 
-/** RULINGS §21: `application/json` or any `+json` type, any parameters (charset). */
+/** docs/behaviour.md#ingress: `application/json` or any `+json` type, any parameters (charset). */
 export function isJsonContentType(contentType: string | undefined): boolean {
   if (!contentType) return false;
   const type = contentType.split(';', 1)[0].trim().toLowerCase();
@@ -56,19 +56,68 @@ export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer
 }
 
 /**
+ * How deeply arrays and objects may nest in a JSON body (docs/security.md "What ingress refuses").
+ * Far beyond any real webhook (providers' payloads nest about 10 deep), far below what the parts
+ * that walk a payload by recursion survive: V8's JSON.stringify (about 4,000 levels), PostgreSQL's
+ * jsonb conversion for search (about 17,000 with the default max_stack_depth).
+ */
+export const MAX_JSON_DEPTH = 256;
+
+/**
+ * Whether arrays and objects nest deeper than `limit` in `bytes`, which JSON.parse has accepted
+ * (so every string is closed). One linear pass and a counter, no recursion: any depth is
+ * measured safely. Bytes inside strings are skipped (a `[` there is text), and so is the
+ * character after a backslash (an escaped quote does not end the string).
+ */
+export function nestsDeeperThan(bytes: Uint8Array, limit: number): boolean {
+  const n = bytes.length;
+  // limit + 1 levels take at least 2 * (limit + 1) bytes.
+  if (n < 2 * (limit + 1)) return false;
+  let depth = 0;
+  for (let i = 0; i < n; i++) {
+    const c = bytes[i];
+    if (c === 0x22) {
+      for (i++; i < n; i++) {
+        const s = bytes[i];
+        if (s === 0x5c) i++;
+        else if (s === 0x22) break;
+      }
+    } else if ((c | 0x20) === 0x7b) {
+      // `[` (0x5b) or `{` (0x7b)
+      if (++depth > limit) return true;
+    } else if ((c | 0x20) === 0x7d) {
+      // `]` (0x5d) or `}` (0x7d)
+      depth--;
+    }
+  }
+  return false;
+}
+
+/**
  * The parsed body and its text (stored as-is in the `json` payload column).
  * Bytes that are not UTF-8 are refused rather than decoded with replacement
- * characters, which would store a text that no longer matches the signed bytes.
+ * characters, which would store a text that no longer matches the signed bytes;
+ * so is nesting deeper than MAX_JSON_DEPTH.
  */
 export function parseJsonBody(raw: Buffer): { text: string; value: unknown } {
   // isUtf8 is a native (SIMD) scan: cheap on the ingress hot path.
   if (!isUtf8(raw)) throw new ValidationError('Request body is not valid UTF-8; send JSON encoded as UTF-8.', undefined, 'invalid_utf8');
   const text = raw.toString('utf8');
+  let value: unknown;
   try {
-    return { text, value: JSON.parse(text) };
+    // V8's JSON.parse does not recurse: a body nested far past the limit parses, and is refused below.
+    value = JSON.parse(text);
   } catch (err) {
     throw new ValidationError('Request body is not valid JSON.', { reason: (err as Error).message }, 'malformed_json');
   }
+  if (nestsDeeperThan(raw, MAX_JSON_DEPTH)) {
+    throw new ValidationError(
+      `Request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep; the limit is ${MAX_JSON_DEPTH}.`,
+      { limit: MAX_JSON_DEPTH },
+      'json_too_deep',
+    );
+  }
+  return { text, value };
 }
 
 /** Reads and parses a JSON request body for the management API; an empty body is `undefined`. */

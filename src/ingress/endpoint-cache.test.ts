@@ -61,13 +61,33 @@ describe('EndpointCache', () => {
 
   it('expires entries after the TTL', async () => {
     const { pool, state } = fakePool({ a: row('a') });
-    const cache = new EndpointCache(pool, box, 1000);
-    await cache.get('a', 0);
+    // lru-cache reads a start time of 0 as "none": the clock starts later.
+    const clock = { ms: 10_000, now: () => clock.ms };
+    const cache = new EndpointCache(pool, box, { ttlMs: 1000, clock });
+    await cache.get('a');
     const before = state.queries;
-    await cache.get('a', 500);
+    clock.ms = 10_500;
+    await cache.get('a');
     expect(state.queries).toBe(before);
-    await cache.get('a', 1500);
+    clock.ms = 11_500;
+    await cache.get('a');
     expect(state.queries).toBeGreaterThan(before);
+    cache.close();
+  });
+
+  it('keeps the endpoints in use when a flood of unknown slugs fills it (least recently used go first)', async () => {
+    const { pool, state } = fakePool({ a: row('a') });
+    const cache = new EndpointCache(pool, box, { maxEntries: 3 });
+    await cache.get('a');
+    const before = state.queries;
+    for (const slug of ['x1', 'x2', 'x3', 'x4']) {
+      await cache.get(slug);
+      await cache.get('a');
+    }
+    // One query per unknown slug; `a`, read between them, was never evicted and reloaded.
+    expect(state.queries).toBe(before + 4);
+    await cache.get('x1');
+    expect(state.queries).toBe(before + 5);
     cache.close();
   });
 

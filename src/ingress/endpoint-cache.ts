@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { LRUCache } from 'lru-cache';
 import type { Pool } from 'pg';
 import type { SecretBox } from '../common/secret-box';
 import { NOTIFY } from '../common/notify-channels';
@@ -93,32 +94,41 @@ const FILTERS_SQL = `
    group by g.id
    order by g.created_at, g.id`;
 
-/** Bounds memory against floods of unknown slugs or keys: the oldest entries go first. */
+/** Bounds memory against floods of unknown slugs or keys: the least recently used entries go first. */
 const MAX_ENTRIES = 20_000;
 
-function setBounded<K, V>(map: Map<K, V>, key: K, value: V): void {
-  map.delete(key);
-  if (map.size >= MAX_ENTRIES) map.delete(map.keys().next().value as K);
-  map.set(key, value);
-}
+/**
+ * One options object for every `get`: lru-cache's default (`getOptions = {}`) would allocate one per
+ * call, and this is the ingress hot path.
+ */
+const GET_OPTIONS: Record<never, never> = {};
 
-interface Entry {
-  value: Promise<IngressEndpoint | null>;
-  expiresAt: number;
+export interface EndpointCacheOptions {
+  ttlMs?: number;
+  maxEntries?: number;
+  apiKeyTtlMs?: number;
+  /** The clock TTLs are measured on (tests); default `performance`. */
+  clock?: { now(): number };
 }
 
 export class EndpointCache {
-  private readonly bySlug = new Map<string, Entry>();
-  private readonly apiKeys = new Map<string, { projectId: string | null; expiresAt: number }>();
+  /**
+   * slug → the endpoint's load, pending or done (null: no such endpoint). Storing the promise lets
+   * concurrent misses share one load; a hit returns the stored promise as it is (no allocation, no
+   * extra async hop). Times are checked on every get (`ttlResolution: 0`: no timer per millisecond).
+   */
+  private readonly bySlug: LRUCache<string, Promise<IngressEndpoint | null>>;
+  private readonly apiKeys: LRUCache<string, { projectId: string | null }>;
   /** Bumped on every invalidation: a load that started before one is not cached. */
   private generation = 0;
 
   constructor(
     private readonly pool: Pool,
     private readonly secrets: SecretBox,
-    private readonly ttlMs = 30_000,
-    private readonly apiKeyTtlMs = 10_000,
+    { ttlMs = 30_000, apiKeyTtlMs = 10_000, maxEntries = MAX_ENTRIES, clock }: EndpointCacheOptions = {},
   ) {
+    this.bySlug = new LRUCache({ max: maxEntries, ttl: ttlMs, ttlResolution: 0, perf: clock });
+    this.apiKeys = new LRUCache({ max: maxEntries, ttl: apiKeyTtlMs, ttlResolution: 0, perf: clock });
     localCaches.add(this);
   }
 
@@ -127,28 +137,27 @@ export class EndpointCache {
     this.clear();
   }
 
-  get(slug: string, nowMs = Date.now()): Promise<IngressEndpoint | null> {
-    const hit = this.bySlug.get(slug);
-    if (hit && hit.expiresAt > nowMs) return hit.value;
+  get(slug: string): Promise<IngressEndpoint | null> {
+    const hit = this.bySlug.get(slug, GET_OPTIONS);
+    if (hit) return hit;
     const generation = this.generation;
     const value = this.load(slug);
-    const entry = { value, expiresAt: nowMs + this.ttlMs };
-    setBounded(this.bySlug, slug, entry);
+    this.bySlug.set(slug, value);
     value.then(
       () => {
-        if (generation !== this.generation && this.bySlug.get(slug) === entry) this.bySlug.delete(slug);
+        if (generation !== this.generation && this.bySlug.peek(slug) === value) this.bySlug.delete(slug);
       },
       () => {
-        if (this.bySlug.get(slug) === entry) this.bySlug.delete(slug);
+        if (this.bySlug.peek(slug) === value) this.bySlug.delete(slug);
       },
     );
     return value;
   }
 
   /** The project of an active `svc_` key (null: unknown or revoked); answers cached briefly. */
-  async apiKeyProject(keyHash: string, nowMs = Date.now()): Promise<string | null> {
-    const hit = this.apiKeys.get(keyHash);
-    if (hit && hit.expiresAt > nowMs) return hit.projectId;
+  async apiKeyProject(keyHash: string): Promise<string | null> {
+    const hit = this.apiKeys.get(keyHash, GET_OPTIONS);
+    if (hit) return hit.projectId;
     const generation = this.generation;
     const { rows } = await this.pool.query<{ project_id: string }>({
       name: 'ingress_api_key',
@@ -156,7 +165,7 @@ export class EndpointCache {
       values: [keyHash],
     });
     const projectId = rows[0]?.project_id ?? null;
-    if (generation === this.generation) setBounded(this.apiKeys, keyHash, { projectId, expiresAt: nowMs + this.apiKeyTtlMs });
+    if (generation === this.generation) this.apiKeys.set(keyHash, { projectId });
     return projectId;
   }
 
@@ -172,11 +181,11 @@ export class EndpointCache {
       e.id === payload ||
       PROJECT_PREFIX + e.projectId === payload ||
       ORGANIZATION_PREFIX + e.organizationId === payload;
-    for (const [slug, entry] of this.bySlug) {
+    for (const [slug, value] of this.bySlug.entries()) {
       // Pending loads are dropped too: they may have read the old row.
-      entry.value.then(
+      value.then(
         (e) => {
-          if (matches(e) && this.bySlug.get(slug) === entry) this.bySlug.delete(slug);
+          if (matches(e) && this.bySlug.peek(slug) === value) this.bySlug.delete(slug);
         },
         () => undefined,
       );

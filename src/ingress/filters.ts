@@ -8,7 +8,7 @@ export interface FilterGroupSpec {
 }
 
 /**
- * SPEC "Filtering": groups combine with OR, `logic` applies inside a group.
+ * docs/ingress.md "Filters": groups combine with OR, `logic` applies inside a group.
  * Disabled groups are ignored, so an endpoint whose groups are all disabled
  * behaves like one without filters (every event passes).
  */

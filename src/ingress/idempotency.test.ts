@@ -15,4 +15,7 @@ describe('deriveIdempotencyKey', () => {
   it('refuses over-long keys with a 400', () => {
     expect(() => deriveIdempotencyKey(null, { 'x-idempotency-key': 'k'.repeat(256) }, {})).toThrow(expect.objectContaining({ status: 400 }));
   });
+  it('refuses a key holding a NUL character (PostgreSQL text cannot) with a 400', () => {
+    expect(() => deriveIdempotencyKey('payments_a', {}, { id: 'evt\u00001' })).toThrow(expect.objectContaining({ status: 400, code: 'invalid_idempotency_key' }));
+  });
 });

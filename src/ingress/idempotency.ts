@@ -12,7 +12,7 @@ function text(value: unknown): string | undefined {
 }
 
 /**
- * RULINGS §22: `X-Idempotency-Key`, else the provider's own delivery id
+ * docs/behaviour.md#idempotency: `X-Idempotency-Key`, else the provider's own delivery id
  * (`X-CodehostA-Delivery`, or for an endpoint bound to that provider: payload
  * `id` for payments_a, `event_id` for chat_a, `webhookId` for tracker_b).
  * Null when the request carries none. Unique per endpoint (a DB unique index).
@@ -26,6 +26,9 @@ export function deriveIdempotencyKey(provider: EndpointProvider | null, headers:
     (provider === 'tracker_b' ? text(getPath(body, ['webhookId'])) : undefined);
   if (key !== undefined && key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
     throw new ValidationError(`The idempotency key is longer than ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`, { field: 'X-Idempotency-Key' }, 'invalid_idempotency_key');
+  }
+  if (key?.includes('\u0000')) {
+    throw new ValidationError('The idempotency key contains a NUL character (\\u0000), which cannot be stored.', { field: 'X-Idempotency-Key' }, 'invalid_idempotency_key');
   }
   return key ?? null;
 }

@@ -5,7 +5,7 @@ import { ingressRequests } from '../metrics/metrics';
 import { recordEventSpan } from '../telemetry/tracing';
 import { ingressFor } from './ingress.service';
 
-/** `POST /hooks/:slug` (SPEC "POST /hooks/:slug"); errors are mapped by src/http/error-middleware.ts. */
+/** `POST /hooks/:slug` (docs/ingress.md); errors are mapped by src/http/error-middleware.ts. */
 export function ingressRoutes(container: AppContainer): Router {
   const { ingress, ready } = ingressFor(container);
   const router = new Router();

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { Pool } from 'pg';
 import type { AppContainer } from '../app/container';
-import { ConflictError, NotFoundError, PayloadTooLargeError } from '../common/errors';
+import { ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } from '../common/errors';
 import { uuidv7 } from '../common/ids';
 import { hashToken } from '../common/secret-box';
 import type { ConditionInput } from '../conditions/field-path';
@@ -99,6 +99,10 @@ export class Ingress {
     const body = parseJsonBody(raw);
     const input: ConditionInput = { headers, body: body.value };
     const eventType = extractEventType(endpoint, input);
+    // A string from the payload may hold \u0000, which the event's text column cannot (the payload's json column can).
+    if (eventType.includes('\u0000')) {
+      throw new ValidationError('The event type taken from this request contains a NUL character (\\u0000), which cannot be stored.', { field: 'event_type' }, 'invalid_event_type');
+    }
     const idempotencyKey = deriveIdempotencyKey(endpoint.provider, headers, body.value);
     await this.limiter.admit(endpoint);
     const status = passesFilters(endpoint.filterGroups, input) ? 'received' : 'filtered';

@@ -9,7 +9,7 @@ export const linkView = z.object({
   destination_id: z.uuid(),
   template_id: z.uuid().nullable(),
   transform_id: z.uuid().nullable(),
-  routing_rules: z.array(z.record(z.string(), z.unknown())).describe('RULINGS §8: tried in order; the first match picks template and/or transform'),
+  routing_rules: z.array(z.record(z.string(), z.unknown())).describe('Tried in order; the first match picks template and/or transform'),
   header_prefix: z.string(),
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),

@@ -21,7 +21,7 @@ export const ingressEventsStored = new Counter({
   registers: [metricsRegistry],
 });
 
-/** RULINGS §24: rejected (Free) and accepted-over-cap (Team, Growth) requests are both counted. */
+/** docs/behaviour.md#rate-caps: rejected (Free) and accepted-over-cap (Team, Growth) requests are both counted. */
 export const ingressRateLimited = new Counter({
   name: 'relay_ingress_rate_limited_total',
   help: 'Requests over an ingress cap: outcome "rejected" (429) or "accepted_over_cap"; scope "endpoint" or "project".',
@@ -99,7 +99,7 @@ export const deliveryRetriesScheduled = new Counter({
 
 export const chatCooldowns = new Counter({
   name: 'relay_chat_cooldowns_total',
-  help: 'Global per-platform cooldowns started or extended after a chat platform 429 (RULINGS §29).',
+  help: 'Global per-platform cooldowns started or extended after a chat platform 429 (docs/behaviour.md#rate-limited).',
   labelNames: ['platform'] as const,
   registers: [metricsRegistry],
 });

@@ -10,7 +10,7 @@ import { OrganizationMember } from './organization-member.entity';
 import { type MemberView, toMemberView } from './organization.view';
 
 /**
- * Members of an organization (RULINGS §16): admins manage members who are not
+ * Members of an organization (docs/behaviour.md#roles): admins manage members who are not
  * owners and cannot make owners; owners manage everyone; the last owner can
  * neither be removed nor demoted. Joining happens through invites.
  */

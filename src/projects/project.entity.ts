@@ -10,7 +10,7 @@ export class Project extends BaseEntity {
   @ManyToOne(() => Organization, { deleteRule: 'cascade' })
   organization!: Organization;
 
-  /** The owning user (SPEC `user_id`). */
+  /** The owning user (`user_id`). */
   @ManyToOne(() => User, { deleteRule: 'restrict' })
   user!: User;
 

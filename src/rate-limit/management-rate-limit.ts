@@ -1,4 +1,5 @@
 import type { Context, Middleware, Next } from 'koa';
+import { LRUCache } from 'lru-cache';
 import { ApiKey } from '../api-keys/api-key.entity';
 import type { AppContainer } from '../app/container';
 import { API_KEY_PREFIX } from '../auth/principal';
@@ -44,7 +45,7 @@ export function managementRateLimiter(container: AppContainer): ManagementRateLi
   const { RELAY_API_RATE_LIMIT: limit, RELAY_API_RATE_WINDOW_SECONDS: windowSeconds, RELAY_API_ROWS_PER_UNIT: rowsPerUnit } = container.config;
   if (limit === 0) return { middleware: (_ctx, next) => next(), charge: async () => undefined, chargeRows: async () => undefined };
   // API key hash → id, so a key's requests count against its id without a second lookup per request.
-  const keyIds = new Map<string, string>();
+  const keyIds = new LRUCache<string, string>({ max: KEY_CACHE_MAX });
   let lastSweep = 0;
 
   async function credentialKey(http: Context): Promise<string> {
@@ -58,10 +59,7 @@ export function managementRateLimiter(container: AppContainer): ManagementRateLi
       let id = keyIds.get(hash);
       if (!id) {
         const key = await container.orm.em.fork().findOne(ApiKey, { keyHash: hash }, { fields: ['id'] });
-        if (key) {
-          if (keyIds.size >= KEY_CACHE_MAX) keyIds.delete(keyIds.keys().next().value!);
-          keyIds.set(hash, (id = key.id));
-        }
+        if (key) keyIds.set(hash, (id = key.id));
       }
       if (id) return `key:${id}`;
     } else if (token) {

@@ -1,10 +1,11 @@
 import dns from 'node:dns';
 import net from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /**
- * The SSRF rule of RULINGS.md §27: in production, refuse destinations whose
+ * The SSRF rule (docs/security.md): in production, refuse destinations whose
  * resolved address is private, loopback, link-local, unique-local,
- * unspecified or otherwise not globally routable. The check runs on the
+ * unspecified or otherwise not ordinary global unicast. The check runs on the
  * address the socket actually connects to (see `guardedLookup`), so a
  * hostname that resolves to a public address at create time and to
  * 127.0.0.1 later (DNS rebinding) is still refused.
@@ -25,76 +26,46 @@ export class BlockedAddressError extends Error {
   }
 }
 
-const blocked = new net.BlockList();
-const V4_RANGES: Array<[string, number]> = [
-  ['0.0.0.0', 8], // "this network", includes the unspecified address
-  ['10.0.0.0', 8], // private
-  ['100.64.0.0', 10], // carrier-grade NAT (shared address space)
-  ['127.0.0.0', 8], // loopback
-  ['169.254.0.0', 16], // link-local (cloud metadata endpoints live here)
-  ['172.16.0.0', 12], // private
-  ['192.0.0.0', 24], // IETF protocol assignments
-  ['192.0.2.0', 24], // documentation
-  ['192.168.0.0', 16], // private
-  ['198.18.0.0', 15], // benchmarking
-  ['198.51.100.0', 24], // documentation
-  ['203.0.113.0', 24], // documentation
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, broadcast
-];
-const V6_RANGES: Array<[string, number]> = [
-  ['::', 128], // unspecified
-  ['::1', 128], // loopback
-  ['100::', 64], // discard-only
-  ['64:ff9b:1::', 48], // local-use NAT64
-  ['2001:db8::', 32], // documentation
-  ['fc00::', 7], // unique local
-  ['fe80::', 10], // link-local
-  ['fec0::', 10], // site-local (deprecated)
-  ['ff00::', 8], // multicast
-];
-for (const [net4, prefix] of V4_RANGES) blocked.addSubnet(net4, prefix, 'ipv4');
-for (const [net6, prefix] of V6_RANGES) blocked.addSubnet(net6, prefix, 'ipv6');
+/** The IPv6 global unicast allocation: everything outside it is reserved, special or unassigned. */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+/** Local-use NAT64 (RFC 8215): translated inside one network, so whatever it embeds is refused. */
+const LOCAL_USE_NAT64 = ipaddr.parseCIDR('64:ff9b:1::/48');
 
-/** The 16 bytes of a valid IPv6 address (zone id ignored, dotted IPv4 tail allowed). */
-function ipv6Bytes(address: string): number[] {
-  let text = address.toLowerCase().split('%')[0];
-  let v4: number[] | null = null;
-  const dotted = /^(.*:)(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (dotted) {
-    v4 = dotted[2].split('.').map(Number);
-    text = `${dotted[1]}0:0`;
+/** The IPv4 address an IPv6 address carries by a translation scheme (mapped, translated, NAT64, 6to4), if any. */
+function embeddedIpv4(address: ipaddr.IPv6, range: string): ipaddr.IPv4 | null {
+  const bytes = address.toByteArray();
+  switch (range) {
+    case 'ipv4Mapped': // ::ffff:a.b.c.d
+    case 'rfc6145': // ::ffff:0:a.b.c.d
+      return new ipaddr.IPv4(bytes.slice(12));
+    case 'rfc6052': // 64:ff9b::a.b.c.d (well-known NAT64 prefix)
+      return address.match(LOCAL_USE_NAT64) ? null : new ipaddr.IPv4(bytes.slice(12));
+    case '6to4': // 2002:aabb:ccdd::/48
+      return new ipaddr.IPv4(bytes.slice(2, 6));
+    default:
+      return null;
   }
-  const groups = (s: string) => (s ? s.split(':').map((g) => parseInt(g, 16)) : []);
-  const [head, rest] = text.split('::');
-  const h = groups(head);
-  const words = rest === undefined ? h : [...h, ...new Array<number>(8 - h.length - groups(rest).length).fill(0), ...groups(rest)];
-  const bytes = words.flatMap((w) => [(w >> 8) & 0xff, w & 0xff]);
-  if (v4) bytes.splice(12, 4, ...v4);
-  return bytes;
 }
 
-/** IPv4 embedded in an IPv6 address by a translation scheme, if any. */
-function embeddedIpv4(address: string): string | null {
-  const b = ipv6Bytes(address);
-  const v4 = (at: number) => b.slice(at, at + 4).join('.');
-  const zeros = (from: number, to: number) => b.slice(from, to).every((x) => x === 0);
-  if (zeros(0, 10) && b[10] === 0xff && b[11] === 0xff) return v4(12); // ::ffff:a.b.c.d (mapped)
-  if (zeros(0, 12)) return v4(12); // ::a.b.c.d (deprecated compatible form)
-  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && zeros(4, 12)) return v4(12); // 64:ff9b::/96 NAT64
-  if (b[0] === 0x20 && b[1] === 0x02) return v4(2); // 2002::/16 6to4
-  return null;
-}
-
-/** True when `address` (an IP literal) must not be connected to in production. Non-IPs are refused too. */
+/**
+ * True when `address` (an IP literal) must not be connected to in production: anything but ordinary
+ * global unicast. ipaddr.js classifies the address against the special-purpose ranges (every range of
+ * IANA's IPv4 and IPv6 special-purpose registries); an IPv6 address that embeds an IPv4 one is judged
+ * by that IPv4 address. Special ranges that IANA marks globally reachable (AS112, AMT, ORCHIDv2, anycast
+ * relays) are refused too: no webhook receiver lives there. Non-IPs are refused.
+ */
 export function isBlockedAddress(address: string): boolean {
   const ip = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
+  // net.isIP accepts only the canonical textual forms (ipaddr.js alone would also read "127.1" or octal).
   const family = net.isIP(ip);
-  if (family === 4) return blocked.check(ip, 'ipv4');
-  if (family !== 6) return true;
-  if (blocked.check(ip, 'ipv6')) return true;
-  const v4 = embeddedIpv4(ip);
-  return v4 !== null && blocked.check(v4, 'ipv4');
+  if (family === 0) return true;
+  const parsed = ipaddr.parse(ip);
+  const range = parsed.range();
+  if (family === 4) return range !== 'unicast';
+  const v6 = parsed as ipaddr.IPv6;
+  const v4 = embeddedIpv4(v6, range);
+  if (v4) return v4.range() !== 'unicast';
+  return range !== 'unicast' || !v6.match(GLOBAL_UNICAST_V6);
 }
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;

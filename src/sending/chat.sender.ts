@@ -1,7 +1,7 @@
 import type { Config } from '../config/config';
 import { answerToResult, failureToResult, type HttpAnswer, postJson } from './http-client';
 import { type ChatPlatform, type PlatformCooldowns } from './platform-cooldowns';
-import { parseRateLimit } from './retry-after';
+import { parseRateLimit, withReceiverSignals } from './retry-after';
 import { notSent, type SendResult } from './send-result';
 import { checkTargetUrl } from './target-url';
 
@@ -34,7 +34,7 @@ interface Route {
 const BASE_URL_VARIABLE = { chat_a: 'CHAT_A_API_BASE_URL', chat_b: 'CHAT_B_API_BASE_URL', chat_c: 'CHAT_C_API_BASE_URL' } as const;
 
 /**
- * Where and how a chat message goes (RULINGS.md §28). With a bot token and a
+ * Where and how a chat message goes (docs/behaviour.md#chat-destinations). With a bot token and a
  * channel id the platform API is used; otherwise the destination's webhook URL.
  */
 function route(args: ChatSendArgs, config: Config): Route | { error: string } {
@@ -113,6 +113,7 @@ export async function sendChatMessage(args: ChatSendArgs, deps: ChatSendDeps): P
   if (!result.ok) {
     const detail = platformError(json, outcome);
     result.error = `${result.error ?? `${args.platform} API error`}${detail ? `: ${detail}` : ''}`;
+    withReceiverSignals(result, outcome.headers);
   }
   return result;
 }

@@ -1,4 +1,4 @@
-import { DEFAULT_RETRY_AFTER_MS, MAX_RETRY_AFTER_MS, parseRateLimit, parseRetryAfterHeader, webhookRetryAfterMs } from './retry-after';
+import { DEFAULT_RETRY_AFTER_MS, MAX_RETRY_AFTER_MS, parseRateLimit, parseRetryAfterHeader, receiverSignals, webhookRetryAfterMs } from './retry-after';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 
@@ -58,5 +58,23 @@ describe('webhookRetryAfterMs', () => {
     expect(webhookRetryAfterMs({ 'retry-after': '60' }, NOW)).toBe(60_000);
     expect(webhookRetryAfterMs({ 'retry-after': '7200' }, NOW)).toBe(3_600_000);
     expect(webhookRetryAfterMs({}, NOW)).toBeUndefined();
+  });
+});
+
+describe('receiverSignals', () => {
+  it('410 Gone: permanent, and the destination is to be paused', () => {
+    expect(receiverSignals(410, {}, NOW)).toEqual({ gone: true, permanent: true });
+  });
+
+  it('503 with Retry-After: waited out (unavailable), and a counted retry waits at least as long', () => {
+    expect(receiverSignals(503, { 'retry-after': '30' }, NOW)).toEqual({ retryAfterMs: 30_000, unavailable: { retryAfterMs: 30_000 } });
+    expect(receiverSignals(503, { 'retry-after': 'Thu, 01 Jan 2026 02:00:00 GMT' }, NOW)).toEqual({ retryAfterMs: 3_600_000, unavailable: { retryAfterMs: 3_600_000 } });
+  });
+
+  it('a 429 only stretches the next retry; a 503 without Retry-After and other statuses say nothing', () => {
+    expect(receiverSignals(429, { 'retry-after': '5' }, NOW)).toEqual({ retryAfterMs: 5000 });
+    expect(receiverSignals(503, {}, NOW)).toEqual({});
+    expect(receiverSignals(500, { 'retry-after': '5' }, NOW)).toEqual({});
+    expect(receiverSignals(404, {}, NOW)).toEqual({});
   });
 });

@@ -1,8 +1,11 @@
+import type { SendResult } from './send-result';
+
 /**
- * Reading how long a 429 asks us to wait (RULINGS.md §29), in every form the
+ * Reading how long a 429 asks us to wait (docs/behaviour.md#rate-limited), in every form the
  * platforms use: the `Retry-After` header (delay-seconds or an HTTP date),
  * a JSON `retry_after` in seconds (possibly fractional), a nested
- * `parameters.retry_after`, and `X-RateLimit-Reset-After`.
+ * `parameters.retry_after`, and `X-RateLimit-Reset-After`; and the other
+ * signals a receiver's answer carries (410 Gone, 503 with Retry-After).
  */
 export const MAX_RETRY_AFTER_MS = 60 * 60 * 1000;
 /** Used when a 429 says nothing about how long to wait. */
@@ -48,4 +51,28 @@ export function parseRateLimit(headers: Record<string, string>, body: unknown, n
 export function webhookRetryAfterMs(headers: Record<string, string>, now: number = Date.now()): number | undefined {
   const ms = parseRetryAfterHeader(headers['retry-after'], now);
   return ms === null ? undefined : Math.min(ms, MAX_RETRY_AFTER_MS);
+}
+
+/** What a receiver's answer asks beyond success or failure (docs/delivery.md "What receivers can tell us"). */
+export type ReceiverSignals = Pick<SendResult, 'retryAfterMs' | 'unavailable' | 'gone' | 'permanent'>;
+
+/**
+ * Reads a receiver's own signals from a failed answer, for webhook and chat destinations alike:
+ * - 410 Gone: the URL is gone for good; failing at once and pausing the destination beats retrying;
+ * - 503 with `Retry-After`: down for a known time; waited out like a chat platform's 429 (bounded by the retry schedule);
+ * - 429 with `Retry-After` (webhooks; a chat platform's 429 is read by parseRateLimit): the next retry waits at least that long.
+ */
+export function receiverSignals(statusCode: number, headers: Record<string, string>, now: number = Date.now()): ReceiverSignals {
+  if (statusCode === 410) return { gone: true, permanent: true };
+  if (statusCode !== 429 && statusCode !== 503) return {};
+  const retryAfterMs = webhookRetryAfterMs(headers, now);
+  if (retryAfterMs === undefined) return {};
+  return statusCode === 503 ? { retryAfterMs, unavailable: { retryAfterMs } } : { retryAfterMs };
+}
+
+/** A failed answer with the receiver's own signals read into it (the error says when the destination is paused). */
+export function withReceiverSignals(result: SendResult, headers: Record<string, string>, now: number = Date.now()): SendResult {
+  const signals = receiverSignals(result.statusCode ?? 0, headers, now);
+  if (signals.gone) result.error = `${result.error ?? 'HTTP 410 Gone'}: the receiver says this URL is gone; the destination is paused`;
+  return Object.assign(result, signals);
 }

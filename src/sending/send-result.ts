@@ -3,7 +3,7 @@ export interface SendResult {
   /** A 2xx answer (and, for platforms that answer 200 with `{ ok: false }`, an `ok` body). */
   ok: boolean;
   statusCode: number | null;
-  /** First 4096 bytes of the answer, cut on a UTF-8 boundary (RULINGS.md §1). */
+  /** First 4096 bytes of the answer, cut on a UTF-8 boundary (docs/behaviour.md#attempts). */
   responseBody: string | null;
   responseBodyTruncated: boolean;
   responseHeaders: Record<string, string> | null;
@@ -15,8 +15,12 @@ export interface SendResult {
   payloadSent: unknown;
   /** Chat platform 429 (or an active global cooldown): wait this long, do not count an attempt. */
   rateLimited?: { retryAfterMs: number; global: boolean };
-  /** Webhook destination 429: a failure, but the next retry waits at least this (capped at 1 h). */
+  /** Webhook destination 429, or any 503, with `Retry-After`: if counted as a failure, the next retry waits at least this (capped at 1 h). */
   retryAfterMs?: number;
+  /** A 503 with `Retry-After`: the receiver asks us to wait; waited out without counting an attempt while the retry schedule allows (decideAttempt). */
+  unavailable?: { retryAfterMs: number };
+  /** A 410 Gone: the receiver says the URL is gone for good; the attempt fails permanently and the destination is paused. */
+  gone?: boolean;
   /** The failure cannot succeed on retry (e.g. SSRF refusal, missing configuration). */
   permanent?: boolean;
   /** No answer at all: a connection error or a timeout (what the destination's circuit breaker counts). */

@@ -1,6 +1,6 @@
 import { stringifyJson } from '../common/raw-json';
 import { answerToResult, failureToResult, postJson } from './http-client';
-import { webhookRetryAfterMs } from './retry-after';
+import { withReceiverSignals } from './retry-after';
 import { notSent, type SendResult } from './send-result';
 import { signOutbound } from './signature';
 import { checkTargetUrl } from './target-url';
@@ -21,8 +21,7 @@ export interface WebhookSendArgs {
 }
 
 /**
- * Sends a delivery to a `webhook` destination (SPEC.md "Delivery" and
- * "Outbound signing"): the JSON body, the event and endpoint id headers and,
+ * Sends a delivery to a `webhook` destination (docs/sending.md): the JSON body, the event and endpoint id headers and,
  * when the destination has a secret, a timestamp and `sha256=` signature over
  * `<timestamp>.<raw body>` (plus the previous secret's signature during a rotation overlap).
  */
@@ -38,11 +37,7 @@ export async function sendWebhook(args: WebhookSendArgs): Promise<SendResult> {
   const outcome = await postJson(url, body, { timeoutMs: args.timeoutMs, allowPrivateNetworks: args.allowPrivateNetworks, headers });
   if ('error' in outcome) return failureToResult(outcome, payloadSent);
   const result = answerToResult(outcome, payloadSent);
-  if (outcome.statusCode === 429) {
-    const retryAfterMs = webhookRetryAfterMs(outcome.headers, (args.now ?? Date.now)());
-    if (retryAfterMs !== undefined) result.retryAfterMs = retryAfterMs;
-  }
-  return result;
+  return result.ok ? result : withReceiverSignals(result, outcome.headers, (args.now ?? Date.now)());
 }
 
 /**

@@ -82,7 +82,7 @@ export class TemplateResolver {
     return getTemplate(ctx, id);
   }
 
-  @Query(() => TemplatePreviewType, { description: 'RULINGS §7: renders against a sample payload or a stored event without delivering.' })
+  @Query(() => TemplatePreviewType, { description: 'Renders against a sample payload or a stored event without delivering.' })
   previewTemplate(
     @Arg('input') input: TemplatePreviewInput,
     @Scoped(read) ctx: ProjectContext,

@@ -1,10 +1,10 @@
 import jsonata from 'jsonata';
 import { RE2 } from 're2-wasm';
-import { LruCache } from '../formatting/lru';
+import { LRUCache } from 'lru-cache';
 
 /**
- * Runs a named transform's JSONata expression against a payload (RULINGS.md
- * §9): compiled once and cached, time-boxed, and required to produce a JSON
+ * Runs a named transform's JSONata expression against a payload (docs/behaviour.md
+ * #transforms): compiled once and cached, time-boxed, and required to produce a JSON
  * value. Any failure is a TransformError; the delivery fails at once (the
  * same input gives the same result, so retrying is pointless).
  *
@@ -56,7 +56,7 @@ class Re2Engine extends RE2 {
 
 type Compiled = ReturnType<typeof jsonata>;
 /** Per time limit, keyed by the expression string. */
-const caches = new Map<number, LruCache<string, Compiled | TransformError>>();
+const caches = new Map<number, LRUCache<string, Compiled | TransformError>>();
 
 function asError(err: unknown): JsonataError {
   return err && typeof err === 'object' ? (err as JsonataError) : { message: String(err) };
@@ -64,7 +64,7 @@ function asError(err: unknown): JsonataError {
 
 function compile(expression: string, timeoutMs: number): Compiled {
   let cache = caches.get(timeoutMs);
-  if (!cache) caches.set(timeoutMs, (cache = new LruCache(1000)));
+  if (!cache) caches.set(timeoutMs, (cache = new LRUCache({ max: 1000 })));
   let compiled = cache.get(expression);
   if (!compiled) {
     try {

@@ -23,8 +23,8 @@ import { CALLERS, declared, expectedFor } from './access-matrix';
 /**
  * Every GraphQL mutation, called by every role and by a project API key in a
  * workspace of its own, with arguments made up from their types: 403 naming
- * the role exactly where the mutation's `@Scoped` requirement and RULINGS.md
- * §16 say. A mutation without `@Scoped` counts as public.
+ * the role exactly where the mutation's `@Scoped` requirement and docs/behaviour.md#roles
+ * say. A mutation without `@Scoped` counts as public.
  */
 function sample(type: GraphQLInputType, name: string, ws: Workspace): unknown {
   if (type instanceof GraphQLNonNull) return sample(type.ofType, name, ws);
@@ -47,7 +47,7 @@ function sample(type: GraphQLInputType, name: string, ws: Workspace): unknown {
 const PUBLIC = new Set(['signup', 'login', 'refreshToken', 'logout', 'startOAuthSignIn', 'completeOAuthSignIn', 'exchangeOAuthCode']);
 const USER = new Set(['updateMe', 'createOrganization', 'acceptInvite', 'completeOAuthConnection']);
 
-/** §16 by the mutation's name: organizations' plan and deletion are the owner's; members, invites, projects the admin's; the rest a developer's. */
+/** The roles table (docs/behaviour.md#roles) by the mutation's name: organizations' plan and deletion are the owner's; members, invites, projects the admin's; the rest a developer's. */
 function rulingFor(name: string): string {
   if (PUBLIC.has(name)) return 'public';
   if (USER.has(name)) return 'user';
@@ -73,13 +73,13 @@ describe('role matrix of the GraphQL mutations', () => {
   });
   afterAll(() => api.close());
 
-  it('declares on every mutation the access RULINGS.md §16 gives it', () => {
+  it('declares on every mutation the access docs/behaviour.md#roles gives it', () => {
     expect(mutations.length).toBeGreaterThan(20);
-    const mismatches = mutations.filter((m) => declared(m.access) !== rulingFor(m.name)).map((m) => `${m.name}: declares ${declared(m.access)}, §16 says ${rulingFor(m.name)}`);
+    const mismatches = mutations.filter((m) => declared(m.access) !== rulingFor(m.name)).map((m) => `${m.name}: declares ${declared(m.access)}, the roles table says ${rulingFor(m.name)}`);
     expect(mismatches).toEqual([]);
   });
 
-  it('answers 403 with the needed role exactly where §16 says, for every mutation and caller', async () => {
+  it('answers 403 with the needed role exactly where the roles table says, for every mutation and caller', async () => {
     const failures: string[] = [];
     for (const m of mutations) {
       for (const caller of CALLERS) {

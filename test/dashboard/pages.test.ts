@@ -16,6 +16,7 @@ describeInBrowser('dashboard pages: templates, transforms, destinations, dead le
   let token = '';
   let projectId = '';
   let endpointId = '';
+  let createdSecret = '';
   let destinationSecret = '';
   let apiKey = '';
   const email = `owner-${Date.now()}@example.test`;
@@ -108,7 +109,7 @@ describeInBrowser('dashboard pages: templates, transforms, destinations, dead le
     await page.getByTestId('preview-chat_b').getByText('"title": "octo in relay"').waitFor();
   });
 
-  it('creates a webhook destination, rotates its secret (shown once) and links it', async () => {
+  it('creates a webhook destination signed by default (its secret shown once), rotates the secret and links it', async () => {
     const { page } = env;
     await nav(page, 'Destinations');
     await page.getByRole('button', { name: 'New destination' }).click();
@@ -122,16 +123,37 @@ describeInBrowser('dashboard pages: templates, transforms, destinations, dead le
     await form.getByLabel('Webhook URL').fill(receiver.url);
     await form.getByLabel('Max attempts').fill('2');
     await form.getByLabel('Backoff (seconds)').fill('1');
+    expect(await form.getByLabel('Signing').inputValue()).toBe('signed');
     await form.getByRole('button', { name: 'Create' }).click();
+    // Signed by default: the API generated the secret, shown once in place of the form.
+    const created = page.getByRole('region', { name: 'New destination' });
+    await created.getByRole('heading', { name: 'Created Flaky receiver' }).waitFor();
+    createdSecret = (await created.getByTestId('secret-value').textContent()) ?? '';
+    expect(createdSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    await env.screenshot('destination-created');
+    await created.getByRole('button', { name: 'Done' }).click();
     await page.getByRole('heading', { name: /Flaky receiver/ }).waitFor();
-    await page.getByRole('button', { name: 'Generate' }).click();
-    destinationSecret = (await page.getByTestId('secret-value').textContent()) ?? '';
-    expect(destinationSecret).toMatch(/^whsec_[0-9a-f]{64}$/);
     await page.getByText('Deliveries are signed').waitFor();
+    expect(await page.getByTestId('secret-value').count()).toBe(0);
+    await page.getByRole('button', { name: 'Rotate' }).click();
+    destinationSecret = (await page.getByTestId('secret-value').textContent()) ?? '';
+    expect(destinationSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(destinationSecret).not.toBe(createdSecret);
+    await page.getByText('The previous secret also signs until').waitFor();
     await env.screenshot('destination');
     await page.getByRole('button', { name: 'Done' }).click();
     expect(await page.getByTestId('secret-value').count()).toBe(0);
     const destinationId = page.url().split('/').pop()!;
+
+    // "Do not sign" asks the API for none: the new destination opens at once, unsigned.
+    await nav(page, 'Destinations');
+    await page.getByRole('button', { name: 'New destination' }).click();
+    await form.getByLabel('Name').fill('Unsigned receiver');
+    await form.getByLabel('Webhook URL').fill(receiver.url);
+    await form.getByLabel('Signing').selectOption('none');
+    await form.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('heading', { name: /Unsigned receiver/ }).waitFor();
+    await page.getByText('Not signed: deliveries carry no signature headers.').waitFor();
     await gqlAsOwner('mutation ($p: ID, $e: ID!, $d: ID) { createLink(projectId: $p, endpointId: $e, input: { destinationId: $d }) { destinationId } }', { e: endpointId, d: destinationId });
   });
 
@@ -282,8 +304,10 @@ describeInBrowser('dashboard pages: templates, transforms, destinations, dead le
   });
 
   it('never received a secret shown once outside its own answer', () => {
-    // The destination secret is made in the browser and sent, never received; the API key and invite token come back once.
+    // A rotated destination secret is made in the browser and sent, never received; the generated one, the API key and
+    // the invite token come back once.
     env.expectNotReceived([destinationSecret]);
+    env.expectNotReceived([createdSecret], (r) => r.operation === 'CreateDestination');
     env.expectNotReceived([apiKey], (r) => r.operation === 'CreateApiKey');
     env.expectNotReceived([PASSWORD]);
   });

@@ -44,7 +44,9 @@ describe('events list: delivery outcomes and their filters', () => {
     ids.filtered = await ev('push.created', 'filtered');
     ids.nowhere = await ev('ping');
     ids.pending = await ev('ping');
+    ids.quarantined = await ev('ping');
     await api.container.orm.em.getConnection().execute(`update events set dispatched_at = now() where id <> ?`, [ids.pending]);
+    await api.container.orm.em.getConnection().execute(`update events set quarantined_at = now(), quarantine_reason = 'stack depth limit exceeded (54001)' where id = ?`, [ids.quarantined]);
   });
   afterAll(() => api.close());
 
@@ -67,9 +69,14 @@ describe('events list: delivery outcomes and their filters', () => {
       filtered: ['filtered', null, null, 0],
       nowhere: ['no_destination', null, null, 0],
       pending: ['pending', null, null, 0],
+      quarantined: ['quarantined', null, null, 0],
     });
     const one = await rest(api.baseUrl, 'GET', `/v1/events/${ids.deadFirst}`, { token });
-    expect(one.body).toMatchObject({ id: ids.deadFirst, outcome: 'dead_lettered', last_status_code: 404, outcome_destination: { name: 'b' }, payload: { hello: 'world' } });
+    expect(one.body).toMatchObject({ id: ids.deadFirst, outcome: 'dead_lettered', last_status_code: 404, outcome_destination: { name: 'b' }, payload: { hello: 'world' }, quarantined_at: null, quarantine_reason: null });
+    const set = await rest(api.baseUrl, 'GET', `/v1/events/${ids.quarantined}`, { token });
+    expect(set.body).toMatchObject({ outcome: 'quarantined', quarantine_reason: 'stack depth limit exceeded (54001)', quarantined_at: expect.any(String) });
+    const viaGql = await gql(api.baseUrl, 'query($id: ID!) { event(id: $id) { outcome quarantinedAt quarantineReason } }', { id: ids.quarantined }, { token });
+    expect(viaGql.data.event).toMatchObject({ outcome: 'quarantined', quarantineReason: 'stack depth limit exceeded (54001)' });
   });
 
   it('agrees with eventOutcome() of packages/shared over the same deliveries (the dashboard and the CLI use that)', async () => {
@@ -83,6 +90,7 @@ describe('events list: delivery outcomes and their filters', () => {
       const [row] = await api.container.orm.em.getConnection().execute<Array<{ dispatched: boolean }>>('select dispatched_at is not null as dispatched from events where id = ?', [id]);
       const expected = eventOutcome({
         filtered: event.body.status === 'filtered',
+        quarantined: event.body.quarantined_at !== null,
         dispatched: row.dispatched,
         deliveries: [...current.values()].map((d) => deliveryOutcome(d.status, d.dead_lettered_at !== null)),
       });
@@ -97,6 +105,7 @@ describe('events list: delivery outcomes and their filters', () => {
     expect(await idsOf('?outcome=retrying')).toEqual([ids.retrying]);
     expect(await idsOf('?outcome=no_destination')).toEqual([ids.nowhere]);
     expect(await idsOf('?outcome=pending')).toEqual([ids.pending]);
+    expect(await idsOf('?outcome=quarantined')).toEqual([ids.quarantined]);
     expect(await idsOf('?outcome=filtered')).toEqual([ids.filtered]);
     // The class of each current delivery's last attempt: the replaced 502 no longer counts.
     expect(await idsOf('?response_class=5xx')).toEqual([]);

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WebhookEndpoint } from '../../src/endpoints/endpoint.entity';
 import { notifyEndpointChanged } from '../../src/ingress/endpoint-cache';
+import { MAX_JSON_DEPTH } from '../../src/http/json-body';
 import { startApiServer } from '../../src/http/server';
 import { createEndpoint, createWorkspace } from '../support/factories';
 import { hubSignature, postHook, postSigned } from '../support/ingress-helpers';
@@ -125,6 +126,37 @@ describe('POST /hooks/:slug: route, body, storage, hand-off', () => {
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: unknown }).error).toMatchObject({ code: 'invalid_utf8', message: expect.stringContaining('UTF-8') });
     expect(await countEvents()).toBe(before);
+  });
+
+  it('answers 400 json_too_deep naming the limit for a body nested past MAX_JSON_DEPTH, and accepts one at the limit', async () => {
+    const before = await countEvents();
+    const nest = (n: number) => '['.repeat(n) + ']'.repeat(n);
+    const deep = await postHook(api.baseUrl, slug, nest(MAX_JSON_DEPTH + 1), hubSignature(secret, nest(MAX_JSON_DEPTH + 1)));
+    expect(deep.status).toBe(400);
+    expect(deep.body.error).toMatchObject({ code: 'json_too_deep', message: expect.stringContaining(String(MAX_JSON_DEPTH)), details: { limit: MAX_JSON_DEPTH } });
+    expect(await countEvents()).toBe(before);
+    expect((await postHook(api.baseUrl, slug, nest(MAX_JSON_DEPTH), hubSignature(secret, nest(MAX_JSON_DEPTH)))).status).toBe(202);
+  });
+
+  it('answers 400 naming the field when the event type or idempotency key taken from the payload holds \\u0000', async () => {
+    const { endpoint, signingSecret } = await createEndpoint(api.container, em, (await em.findOneOrFail(WebhookEndpoint, endpointId)).project, {
+      eventTypePath: 'kind',
+      provider: 'payments_a',
+    });
+    const before = await countEvents(endpoint.id);
+    const send = (body: string) => {
+      const t = Math.floor(Date.now() / 1000);
+      return postHook(api.baseUrl, endpoint.slug, body, { 'PaymentsA-Signature': `t=${t},v1=${createHmac('sha256', signingSecret).update(`${t}.${body}`).digest('hex')}` });
+    };
+    const type = await send('{"id":"evt_1","type":"a\\u0000b"}');
+    expect(type.status).toBe(400);
+    expect(type.body.error).toMatchObject({ code: 'invalid_event_type', details: { field: 'event_type' } });
+    const key = await send('{"id":"evt\\u00002","type":"ok"}');
+    expect(key.status).toBe(400);
+    expect(key.body.error).toMatchObject({ code: 'invalid_idempotency_key' });
+    expect(await countEvents(endpoint.id)).toBe(before);
+    // In the payload itself the character is stored as sent.
+    expect((await send('{"id":"evt_3","type":"ok","note":"a\\u0000b"}')).status).toBe(202);
   });
 
   it('checks the signature against the raw bytes, not a re-serialisation', async () => {

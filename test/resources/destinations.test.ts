@@ -28,6 +28,7 @@ describe('destinations over REST and GraphQL', () => {
       webhook_host: 'receiver.example.test',
       has_webhook_url: true,
       has_bot_token: false,
+      signing_secret: null,
       has_signing_secret: true,
       previous_secret_expires_at: null,
       guild_id: null,
@@ -35,6 +36,8 @@ describe('destinations over REST and GraphQL', () => {
       retry_policy: { max_attempts: 7, backoff: [1, 5, 30, 120, 900, 3600, 21600] },
       event_types: ['push', 'issue'],
       is_active: true,
+      paused_reason: null,
+      paused_at: null,
       max_concurrency: null,
       circuit: { state: 'closed', consecutive_failures: 0, opened_at: null, next_probe_at: null, last_error: null },
       created_at: expect.any(String),
@@ -45,6 +48,43 @@ describe('destinations over REST and GraphQL', () => {
     expect(row.webhookUrlEnc).not.toContain(SECRETS.webhookPath);
     expect(env.api.container.secrets.open(row.webhookUrlEnc!)).toBe(WEBHOOK_URL);
     expect(destinationSigningSecrets(row, env.api.container.secrets)?.secret).toBe(SECRETS.destinationSigning);
+  });
+
+  it('signs a new webhook destination by default: a generated secret, shown once; signing_secret null asks for none', async () => {
+    const created = await env.call('POST', '/v1/destinations', { body: { name: 'Default signed', type: 'webhook', webhook_url: WEBHOOK_URL } });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ has_signing_secret: true, signing_secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/) });
+    // The secret shown is the one deliveries are signed with, and it is never shown again.
+    const row = await env.em().findOneOrFail(Destination, created.body.id);
+    expect(destinationSigningSecrets(row, env.api.container.secrets)).toEqual({ secret: created.body.signing_secret, previousSecret: null });
+    expect(Buffer.from(created.body.signing_secret.slice('whsec_'.length), 'base64')).toHaveLength(32);
+    const again = await env.call('GET', `/v1/destinations/${created.body.id}`);
+    expect(again.body).toMatchObject({ signing_secret: null, has_signing_secret: true });
+    expect(JSON.stringify(again.body)).not.toContain(created.body.signing_secret);
+    const listed = await env.call('GET', '/v1/destinations');
+    expect(JSON.stringify(listed.body)).not.toContain(created.body.signing_secret);
+    const renamed = await env.call('PATCH', `/v1/destinations/${created.body.id}`, { body: { name: 'Renamed' } });
+    expect(renamed.body).toMatchObject({ signing_secret: null, has_signing_secret: true });
+    const second = await env.call('POST', '/v1/destinations', { body: { name: 'Another', type: 'webhook', webhook_url: WEBHOOK_URL } });
+    expect(second.body.signing_secret).not.toBe(created.body.signing_secret);
+
+    const unsigned = await env.call('POST', '/v1/destinations', { body: { name: 'Unsigned', type: 'webhook', webhook_url: WEBHOOK_URL, signing_secret: null } });
+    expect(unsigned.status).toBe(201);
+    expect(unsigned.body).toMatchObject({ has_signing_secret: false, signing_secret: null });
+    expect(destinationSigningSecrets(await env.em().findOneOrFail(Destination, unsigned.body.id), env.api.container.secrets)).toBeNull();
+    const given = await env.call('POST', '/v1/destinations', { body: { name: 'Given', type: 'webhook', webhook_url: WEBHOOK_URL, signing_secret: SECRETS.destinationSigning } });
+    expect(given.body).toMatchObject({ has_signing_secret: true, signing_secret: null });
+    // Chat destinations are not signed: nothing is generated for them.
+    const chat = await env.call('POST', '/v1/destinations', { body: { name: 'Chat', type: 'chat_b', webhook_url: CHAT_URL } });
+    expect(chat.body).toMatchObject({ has_signing_secret: false, signing_secret: null });
+
+    const gql = await env.query('mutation { a: createDestination(input: { name: "g1", type: "webhook", webhookUrl: "https://a.test/" }) { hasSigningSecret signingSecret } '
+      + 'b: createDestination(input: { name: "g2", type: "webhook", webhookUrl: "https://a.test/", signingSecret: null }) { id hasSigningSecret signingSecret } }');
+    expect(gql.errors).toBeUndefined();
+    expect(gql.data.a).toEqual({ hasSigningSecret: true, signingSecret: expect.stringMatching(/^whsec_/) });
+    expect(gql.data.b).toMatchObject({ hasSigningSecret: false, signingSecret: null });
+    const read = await env.query('query($id: ID!) { destination(id: $id) { signingSecret } }', { id: gql.data.b.id });
+    expect(read.data.destination.signingSecret).toBeNull();
   });
 
   it('creates each chat type with its required fields and refuses what a type does not take', async () => {
@@ -110,7 +150,7 @@ describe('destinations over REST and GraphQL', () => {
     expect((await env.call('GET', `/v1/destinations/${id}`)).body).toMatchObject({ name: 'Chat 2', channel_id: '42', type: 'chat_b' });
   });
 
-  it('rotates and clears a webhook destination’s signing secret (SPEC POST/DELETE /v1/destinations/{id}/signing-secret)', async () => {
+  it('rotates and clears a webhook destination’s signing secret (POST/DELETE /v1/destinations/{id}/signing-secret)', async () => {
     const created = await env.call('POST', '/v1/destinations', { body: { name: 'Signed', type: 'webhook', webhook_url: WEBHOOK_URL, signing_secret: SECRETS.destinationSigning } });
     const id = created.body.id;
     const rotated = await env.call('POST', `/v1/destinations/${id}/signing-secret`, { body: { signing_secret: SECRETS.destinationRotated, overlap_seconds: 3600 } });

@@ -183,7 +183,7 @@ describe('configuration and addressing errors', () => {
   });
 });
 
-describe('429 handling (RULINGS.md §29)', () => {
+describe('429 handling (docs/behaviour.md#rate-limited)', () => {
   it('chat_b per-route limit: rateLimited with the fractional retry_after, no cooldown', async () => {
     fakes.chatB.rateLimitNext(1.5);
     const result = await send({ platform: 'chat_b', webhookUrl: fakes.chatB.webhookUrl });
@@ -243,5 +243,15 @@ describe('429 handling (RULINGS.md §29)', () => {
     const result = await send({ platform: 'chat_c', botToken: fakes.chatC.botToken, channelId: fakes.chatC.chat, message: htmlMessage });
     expect(result).toMatchObject({ ok: false, statusCode: 502, error: 'HTTP 502 Bad Gateway: Bad Gateway' });
     expect(result.rateLimited).toBeUndefined();
+  });
+
+  it("a platform's 410 Gone is permanent and pauses the destination; its 503 with Retry-After is waited out", async () => {
+    fakes.chatB.answerNext({ status: 410, body: { message: 'Unknown Webhook', code: 10015 } });
+    const gone = await send({ platform: 'chat_b', botToken: fakes.chatB.botToken, channelId: fakes.chatB.channel, message: embedMessage });
+    expect(gone).toMatchObject({ ok: false, statusCode: 410, gone: true, permanent: true });
+    expect(gone.error).toBe('HTTP 410 Gone: Unknown Webhook: the receiver says this URL is gone; the destination is paused');
+    fakes.chatA.answerNext({ status: 503, headers: { 'retry-after': '20' }, body: 'down for maintenance' });
+    const unavailable = await send({ platform: 'chat_a', botToken: fakes.chatA.botToken, channelId: fakes.chatA.channel, message: blocksMessage });
+    expect(unavailable).toMatchObject({ ok: false, statusCode: 503, unavailable: { retryAfterMs: 20_000 }, retryAfterMs: 20_000 });
   });
 });

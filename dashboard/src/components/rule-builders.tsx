@@ -29,7 +29,7 @@ export interface RoutingRule {
   transform_id?: string | null;
 }
 
-/** The seven operators of SPEC.md "Filtering". */
+/** The seven filter operators (docs/ingress.md "Filters"). */
 export const OPERATORS = ['eq', 'neq', 'contains', 'not_contains', 'exists', 'not_exists', 'regex'] as const;
 const NO_VALUE = new Set(['exists', 'not_exists']);
 const FIELD_REF = /^(?:header\.[\s\S]+|body\.[^.]+(?:\.[^.]+)*)$/;

@@ -1,6 +1,5 @@
 /**
- * What the neutral provider tokens of the SPEC stand for (its naming convention keeps brand
- * names off the wire), shown beside each token, and how each endpoint provider signs a request.
+ * What the neutral provider tokens stand for (the project keeps brand names off the wire), shown beside each token, and how each endpoint provider signs a request.
  */
 export const PROVIDER_DESCRIPTIONS: Record<string, string> = {
   codehost_a: 'code host A (signs with X-Hub-Signature-256)',

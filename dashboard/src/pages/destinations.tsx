@@ -44,7 +44,7 @@ const ONE = gql`query Destination($projectId: ID, $id: ID!) {
   destination(projectId: $projectId, id: $id) { ${FIELDS} linkedEndpoints { id name } }
   deliveries(projectId: $projectId, destinationId: $id, limit: 10) { data { id eventId status deadLetteredAt attemptCount createdAt } } }`;
 const CREATE = gql`mutation CreateDestination($projectId: ID, $input: DestinationInput!) {
-  createDestination(projectId: $projectId, input: $input) { id } }`;
+  createDestination(projectId: $projectId, input: $input) { id name signingSecret } }`;
 const UPDATE = gql`mutation UpdateDestination($projectId: ID, $id: ID!, $input: DestinationInput!) {
   updateDestination(projectId: $projectId, id: $id, input: $input) { ${FIELDS} } }`;
 const DELETE = gql`mutation DeleteDestination($projectId: ID, $id: ID!) { deleteDestination(projectId: $projectId, id: $id) }`;
@@ -53,10 +53,10 @@ const ROTATE = gql`mutation RotateDestinationSecret($projectId: ID, $id: ID!, $i
 const CLEAR = gql`mutation ClearDestinationSecret($projectId: ID, $id: ID!) {
   clearDestinationSecret(projectId: $projectId, id: $id) { ${FIELDS} } }`;
 
-/** 32 random bytes as hex, made in the browser: the API takes the secret it is given and never returns it. */
+/** A rotation's new secret, made in the browser as the API makes one (`whsec_` + base64 of 32 random bytes): the API never returns a secret it was given. */
 function generateSecret(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return `whsec_${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`;
+  return `whsec_${btoa(String.fromCharCode(...bytes))}`;
 }
 
 function target(d: Destination): string {
@@ -84,9 +84,9 @@ export function DestinationsPage() {
     >
       {creating && (
         <CreateDestination
-          onCreated={(id) => {
+          onCreated={() => refetch({ requestPolicy: 'network-only' })}
+          onOpen={(id) => {
             setCreating(false);
-            refetch({ requestPolicy: 'network-only' });
             navigate(`/destinations/${id}`);
           }}
         />
@@ -137,6 +137,8 @@ interface FormState {
   backoff: string;
   /** Blank: the service default (RELAY_DESTINATION_MAX_CONCURRENCY). */
   maxConcurrency: string;
+  /** Webhook, create only: signed (the API generates the secret) or not. */
+  signing: 'signed' | 'none';
 }
 
 /** The form's text as the API's input; secrets only when typed (blank keeps the stored one). */
@@ -152,6 +154,8 @@ function toInput(f: FormState, creating: boolean): Record<string, unknown> {
     input.retryPolicy = { maxAttempts: Number(f.maxAttempts), backoff: f.backoff.split(',').map((s) => Number(s.trim())).filter((n) => !Number.isNaN(n)) };
   }
   if (f.maxConcurrency || !creating) input.maxConcurrency = f.maxConcurrency ? Number(f.maxConcurrency) : null;
+  // Signed by default: the API generates a secret unless told `signingSecret: null`.
+  if (creating && f.type === 'webhook' && f.signing === 'none') input.signingSecret = null;
   return input;
 }
 
@@ -176,6 +180,14 @@ function DestinationFields({ form, set, error, creating }: { form: FormState; se
       {form.type !== 'chat_c' && (
         <Field label="Webhook URL" field="webhookUrl" error={error} hint={creating ? 'Stored encrypted; only its host is shown afterwards.' : 'Leave blank to keep the current URL.'}>
           <input type="url" value={form.webhookUrl} onChange={(e) => set({ webhookUrl: e.target.value })} placeholder="https://example.com/hooks/relay" />
+        </Field>
+      )}
+      {creating && form.type === 'webhook' && (
+        <Field label="Signing" field="signingSecret" error={error} hint="Receivers check the signature to know a delivery came from here and was not altered.">
+          <select value={form.signing} onChange={(e) => set({ signing: e.target.value as FormState['signing'] })}>
+            <option value="signed">Sign deliveries (X-Service-Signature; a secret is generated and shown once)</option>
+            <option value="none">Do not sign</option>
+          </select>
         </Field>
       )}
       {chat && (
@@ -211,26 +223,40 @@ function DestinationFields({ form, set, error, creating }: { form: FormState; se
   );
 }
 
-const BLANK: FormState = { name: '', type: 'webhook', webhookUrl: '', botToken: '', channelId: '', guildId: '', eventTypes: '', maxAttempts: '', backoff: '', maxConcurrency: '' };
+const BLANK: FormState = { name: '', type: 'webhook', webhookUrl: '', botToken: '', channelId: '', guildId: '', eventTypes: '', maxAttempts: '', backoff: '', maxConcurrency: '', signing: 'signed' };
 
-function CreateDestination({ onCreated }: { onCreated: (id: string) => void }) {
+/** The form; a generated signing secret is shown once in its place, and "Done" opens the new destination. */
+function CreateDestination({ onCreated, onOpen }: { onCreated: () => void; onOpen: (id: string) => void }) {
   const [form, setForm] = useState(BLANK);
-  const [state, create] = useProjectMutation<{ createDestination: { id: string } }>(CREATE);
+  const [created, setCreated] = useState<{ id: string; name: string; signingSecret: string }>();
+  const [state, create] = useProjectMutation<{ createDestination: { id: string; name: string; signingSecret: string | null } }>(CREATE);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     const result = await create({ input: toInput(form, true) });
-    if (result.data) onCreated(result.data.createDestination.id);
+    const destination = result.data?.createDestination;
+    if (!destination) return;
+    onCreated();
+    if (destination.signingSecret) setCreated({ ...destination, signingSecret: destination.signingSecret });
+    else onOpen(destination.id);
   };
+  if (created) {
+    return (
+      <section className="card" aria-label="New destination">
+        <h2>Created {created.name}</h2>
+        <p className="muted">Its deliveries are signed with this secret: give it to the receiver, which checks X-Service-Signature with it.</p>
+        <SecretOnce label={`Signing secret of ${created.name}`} value={created.signingSecret} onDone={() => onOpen(created.id)} />
+      </section>
+    );
+  }
   return (
     <form className="form card" onSubmit={submit} aria-label="New destination">
       <h2>New destination</h2>
       <DestinationFields form={form} set={(p) => setForm((f) => ({ ...f, ...p }))} error={state.error} creating />
-      <ErrorMessage error={state.error} fields={['name', 'type', 'webhookUrl', 'botToken', 'channelId', 'guildId', 'eventTypes', 'retryPolicy']} />
+      <ErrorMessage error={state.error} fields={['name', 'type', 'webhookUrl', 'botToken', 'channelId', 'guildId', 'eventTypes', 'retryPolicy', 'signingSecret']} />
       <div className="row">
         <button type="submit" className="primary" disabled={state.fetching}>
           Create
         </button>
-        <span className="hint">A webhook destination’s signing secret is set on its page after creation.</span>
       </div>
     </form>
   );

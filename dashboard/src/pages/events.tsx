@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { gql, useClient } from 'urql';
 import { useLocation } from 'wouter';
-import { EVENT_OUTCOMES, outcomeLabel } from '../../../packages/shared/src/outcomes';
+import { OUTCOMES, outcomeLabel } from '../../../packages/shared/src/outcomes';
 import { Can, EmptyState, ErrorMessage, LiveIndicator, OutcomeBadge, Page, Pager, ResponseFrom, Table, Time } from '../components';
 import { useOnReconnect } from '../lib/connection';
 import { useProjectQuery, useProjectSubscription } from '../lib/hooks';
@@ -38,7 +38,7 @@ const EVENT_OUTCOME = gql`
 const KEYS = ['endpoint', 'destination', 'outcome', 'code', 'type', 'after', 'before', 'search', 'limit', 'cursors'] as const;
 type Filters = Record<(typeof KEYS)[number], string>;
 
-const OUTCOMES: [string, string][] = EVENT_OUTCOMES.map((o) => [o, outcomeLabel(o)]);
+const OUTCOME_OPTIONS: [string, string][] = OUTCOMES.map((o) => [o, outcomeLabel(o)]);
 const CODE_CLASSES: [string, string][] = [
   ['2xx', '2xx'],
   ['3xx', '3xx'],
@@ -138,7 +138,7 @@ export function EventsPage() {
         </label>
         <Select label="Endpoint" value={filters.endpoint} onChange={(endpoint) => change({ endpoint })} any="All endpoints" options={options?.endpoints.data.map((e) => [e.id, e.name])} />
         <Select label="Destination" value={filters.destination} onChange={(destination) => change({ destination })} any="All destinations" options={options?.destinations.data.map((d) => [d.id, d.name])} />
-        <Select label="Outcome" value={filters.outcome} onChange={(outcome) => change({ outcome })} any="Any" options={OUTCOMES} />
+        <Select label="Outcome" value={filters.outcome} onChange={(outcome) => change({ outcome })} any="Any" options={OUTCOME_OPTIONS} />
         <Select label="Response" value={filters.code} onChange={(code) => change({ code })} any="Any" options={CODE_CLASSES} />
         <label className="field">
           <span className="field-label">Event type</span>

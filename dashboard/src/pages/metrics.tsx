@@ -118,7 +118,7 @@ export function MetricsPage() {
             <Tile label={`${capitalized('dead_lettered')} now`} value={<Link href="/dead-letters">{m.deadLetters}</Link>} tone={m.deadLetters ? 'bad' : undefined} />
           </div>
           <p className="muted">
-            {new Date(m.from).toLocaleString()} – {new Date(m.to).toLocaleString()}, one point per {bucketLabel(m.bucketSeconds)}. Deliveries count attempts by outcome: delivered, failed for good, or retrying (failed, with a retry scheduled). Latency is the round trip of attempts that got an answer (not the wait for a `relay listen` CLI that was away or reconnecting).
+            {new Date(m.from).toLocaleString()} – {new Date(m.to).toLocaleString()}, one point per {bucketLabel(m.bucketSeconds)}. Deliveries count attempts by outcome: delivered, failed for good, or retrying (failed, with a retry scheduled). Latency is the round trip of attempts that got an answer (not the wait for a relay listen CLI that was away or reconnecting).
           </p>
           {m.totals.eventsReceived === 0 && m.totals.deliveriesSucceeded + m.totals.deliveriesFailed + m.totals.deliveriesRetrying === 0 ? (
             <EmptyState title="Nothing in this range">

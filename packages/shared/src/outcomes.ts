@@ -20,14 +20,6 @@ export const OUTCOMES = [
 ] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
-/**
- * The outcomes an event's `outcome` (and the list's filter) can take. `quarantined`
- * is held for events the fan-out sets aside: it joins this list with the column
- * that records them (src/events/event-outcome.ts derives the rest).
- */
-export const EVENT_OUTCOMES = OUTCOMES.filter((o): o is Exclude<Outcome, 'quarantined'> => o !== 'quarantined');
-export type EventOutcome = (typeof EVENT_OUTCOMES)[number];
-
 export type OutcomeTone = 'ok' | 'bad' | 'wait' | 'muted';
 
 interface OutcomeWord {
@@ -39,7 +31,7 @@ interface OutcomeWord {
 }
 
 export const OUTCOME_WORDS: Record<Outcome, OutcomeWord> = {
-  quarantined: { label: 'quarantined', tone: 'bad', meaning: 'the fan-out could not process the event: set aside with its reason, not delivered' },
+  quarantined: { label: 'quarantined', tone: 'bad', meaning: 'the fan-out could not process the event, even alone: set aside with its reason, not delivered' },
   dead_lettered: { label: 'dead-lettered', tone: 'bad', meaning: 'a delivery failed for good and waits in the dead-letter queue' },
   failed: { label: 'failed', tone: 'bad', meaning: 'a delivery failed for good and is no longer in the dead-letter queue' },
   retrying: { label: 'retrying', tone: 'wait', meaning: 'a delivery failed and waits for its next attempt' },
@@ -73,20 +65,21 @@ export function deliveryOutcome(status: DeliveryStatusName, deadLettered = false
 
 /** An event as far as its outcome goes: what happened at ingress and fan-out, and its current deliveries' outcomes. */
 export interface OutcomeInput {
-  quarantined?: boolean;
   filtered: boolean;
+  /** The fan-out set the event aside (it has no delivery then; a replay may give it some). */
+  quarantined?: boolean;
   /** The fan-out has run (it may have found no destination). */
   dispatched: boolean;
   /** One per destination: its newest delivery (a replay takes over from what it replays). */
   deliveries: readonly Outcome[];
 }
 
-/** The event's outcome: how the event got on, else the worst of its current deliveries. */
+/** The event's outcome: the worst of its current deliveries; without one, how far the event got. */
 export function eventOutcome(event: OutcomeInput): Outcome {
-  if (event.quarantined) return 'quarantined';
   if (event.filtered) return 'filtered';
-  if (event.deliveries.length === 0) return event.dispatched ? 'no_destination' : 'pending';
-  return worstOutcome(event.deliveries);
+  if (event.deliveries.length > 0) return worstOutcome(event.deliveries);
+  if (event.quarantined) return 'quarantined';
+  return event.dispatched ? 'no_destination' : 'pending';
 }
 
 export function worstOutcome(outcomes: readonly Outcome[]): Outcome {
