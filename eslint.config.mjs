@@ -5,7 +5,7 @@ import { builtinModules } from 'node:module';
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'dashboard/dist/', 'packages/cli/dist/', 'coverage/', '.relay/', 'workflow-bundle.js', 'migrations/'] },
+  { ignores: ['node_modules/', 'dist/', 'dashboard/dist/', 'packages/cli/dist/', 'packages/cli/node_modules/', 'coverage/', '.relay/', 'workflow-bundle.js', 'migrations/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -24,6 +24,16 @@ export default tseslint.config(
     files: ['**/*.js', '**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly', process: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    // The client CLI stands alone (packages/cli): nothing of the service's code (packages/cli/src/package-imports.test.ts checks every import).
+    files: ['packages/cli/src/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['../../*', '**/src/*/**', '!./**', '!../shared/*'], message: 'The client CLI imports nothing of the service: move what both need to packages/cli/src/shared.' }] },
+      ],
+    },
   },
   {
     // Workflow code is replayed deterministically inside Temporal's sandbox:

@@ -16,7 +16,7 @@ const swc = [
 module.exports = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': swc },
-  roots: ['<rootDir>/src', '<rootDir>/test', '<rootDir>/workflows', '<rootDir>/activities'],
+  roots: ['<rootDir>/src', '<rootDir>/test', '<rootDir>/workflows', '<rootDir>/activities', '<rootDir>/packages/cli/src'],
   testMatch: ['**/*.test.ts'],
   // Starts PostgreSQL and a Temporal dev server once per run (or uses DATABASE_URL / TEMPORAL_ADDRESS).
   globalSetup: '<rootDir>/test/support/global-setup.ts',

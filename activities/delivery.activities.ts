@@ -1,4 +1,4 @@
-import { DELIVERY_STATUS_OUTCOMES } from '../packages/shared/src/outcomes';
+import { DELIVERY_STATUS_OUTCOMES } from '../packages/cli/src/shared/outcomes';
 import { sendAttempt } from '../src/deliveries/attempt-pipeline';
 import {
   type AttemptContext,
@@ -41,7 +41,7 @@ export function createDeliveryActivities(deps: ActivityDeps) {
   };
 
   /** Decides what one send means for the delivery and records it (releasing the lease and updating the circuit in the same statement). */
-  async function finish(ctx: AttemptContext, attemptNumber: number, result: SendResult): Promise<AttemptOutcome> {
+  async function finish(ctx: AttemptContext, attemptNumber: number, result: SendResult, attemptId?: string): Promise<AttemptOutcome> {
     const policy = normalizeRetryPolicy(ctx.destination.retryPolicy);
     const now = Date.now();
     const decision = decideAttempt(result, attemptNumber, policy, { now, deadline: scheduleDeadline(ctx.createdAt, policy) });
@@ -56,6 +56,7 @@ export function createDeliveryActivities(deps: ActivityDeps) {
     const { circuitTransition, paused, ...outcome } = await recordAttempt(knex(), {
       ctx,
       attemptNumber,
+      attemptId,
       status: decision.kind,
       nextRetryAt,
       result,
@@ -126,7 +127,8 @@ export function createDeliveryActivities(deps: ActivityDeps) {
       if (!ctx) return { kind: 'gone' };
       if (ctx.storedAttempt) return outcomeOfStoredAttempt(ctx.storedAttempt, Date.now());
       const result = (await cliForwarder.collect(input.forwardId, input.waitMs)) ?? notSent(ctx.payload, 'the CLI forward was lost before its answer was read');
-      return finish(ctx, input.attemptNumber, result);
+      // Recorded under the forward's id: the attempt was made when the forward was handed to the CLI (cliMissedEvents relies on it).
+      return finish(ctx, input.attemptNumber, result, input.forwardId);
     },
 
     /** Records a cancel that reached the workflow (API signal, or Temporal UI/CLI cancel). Idempotent. */

@@ -48,15 +48,15 @@ function measure(name: string, args: string[], runs: number, env: NodeJS.Process
 export async function main(args: string[]): Promise<void> {
   const i = args.indexOf('--runs');
   const runs = i >= 0 ? Number(args[i + 1]) : 15;
-  if (!fs.existsSync(path.join(REPO, 'packages', 'cli', 'dist', 'relay.js'))) execFileSync(process.execPath, [path.join(REPO, 'scripts', 'build-cli.mjs')], { stdio: 'inherit' });
+  if (!fs.existsSync(path.join(REPO, 'packages', 'cli', 'dist', 'relay.js'))) execFileSync(process.execPath, [path.join(REPO, 'packages', 'cli', 'scripts', 'build.mjs')], { stdio: 'inherit' });
   const loadBefore = os.loadavg()[0];
   const rows = [
     measure("node -e ''", ['-e', ''], runs),
     measure('CLI package: relay --help', [path.join(REPO, 'packages', 'cli', 'dist', 'relay.js'), '--help'], runs),
-    ...(fs.existsSync(path.join(REPO, 'dist', 'src', 'cli', 'relay.js'))
-      ? [measure('checkout, compiled dist/: relay --help', [path.join(REPO, 'dist', 'src', 'cli', 'relay.js'), '--help'], runs)]
+    ...(fs.existsSync(path.join(REPO, 'dist', 'src', 'launcher', 'relay.js'))
+      ? [measure('checkout, compiled dist/: relay --help', [path.join(REPO, 'dist', 'src', 'launcher', 'relay.js'), '--help'], runs)]
       : []),
-    measure('checkout, TypeScript sources (@swc-node/register): relay --help', ['-r', '@swc-node/register', path.join(REPO, 'src', 'cli', 'relay.ts'), '--help'], runs, {
+    measure('checkout, TypeScript sources (@swc-node/register): relay --help', ['-r', '@swc-node/register', path.join(REPO, 'src', 'launcher', 'relay.ts'), '--help'], runs, {
       ...process.env,
       SWC_NODE_PROJECT: path.join(REPO, 'tsconfig.runtime.json'),
     }),

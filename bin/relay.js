@@ -8,8 +8,8 @@ const path = require('node:path');
 const fs = require('node:fs');
 
 const root = path.join(__dirname, '..');
-const compiled = path.join(root, 'dist', 'src', 'cli', 'relay.js');
-const SOURCES = ['src', 'workflows', 'activities', 'migrations', 'bench', 'packages/shared'];
+const compiled = path.join(root, 'dist', 'src', 'launcher', 'relay.js');
+const SOURCES = ['src', 'workflows', 'activities', 'migrations', 'bench', 'packages/cli/src'];
 
 /** Whether anything under `dir` (a .ts file, or the folder itself: an added or deleted file) is newer than `builtAt`. */
 function changedSince(dir, builtAt) {
@@ -42,5 +42,5 @@ if (process.argv[2] !== 'bench' && compiledIsCurrent()) {
 } else {
   process.env.SWC_NODE_PROJECT = path.join(root, 'tsconfig.runtime.json');
   require('@swc-node/register');
-  require(path.join(root, 'src', 'cli', 'relay.ts'));
+  require(path.join(root, 'src', 'launcher', 'relay.ts'));
 }

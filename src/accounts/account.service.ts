@@ -4,16 +4,14 @@ import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
 import { z } from 'zod';
 import type { UserContext } from '../auth/access';
 import { AuthThrottle } from '../auth/auth-throttle';
-import { RefreshToken } from '../auth/refresh-token.entity';
 import { ConflictError, UnauthenticatedError, ValidationError } from '../common/errors';
 import type { RequestContext } from '../common/request-context';
 import type { Invite } from '../organizations/invite.entity';
 import { emailInput, findUsableInvite, joinThroughInvite } from '../organizations/invite.service';
 import { createOwnedOrganization, DEFAULT_WORKSPACE_NAME } from '../organizations/organization.service';
-import { notifyAccessChanged } from '../subscriptions/subscription-access';
 import { User } from '../users/user.entity';
 import { type SessionView, type UserView, toUserView } from './account.view';
-import { endSession, rotateSession, startSession } from './session.service';
+import { endSession, revokeUserSessions, rotateSession, startSession, withSessionLock } from './session.service';
 
 /**
  * Accounts (docs/behaviour.md#accounts): email + password (argon2id), sessions from
@@ -99,7 +97,7 @@ export async function login(ctx: RequestContext, input: LoginInput): Promise<Ses
   const ok = await argon2Verify(hash, input.password).catch(() => false);
   if (!user || !user.passwordHash || !ok) throw new UnauthenticatedError('Email or password is incorrect.', 'invalid_credentials');
   await Promise.all([attempt.succeeded(), giveBackIpAttempt()]);
-  return startSession(ctx.em, ctx.container, user);
+  return startSession(ctx.em, ctx.container, user, user.passwordHash);
 }
 
 export async function refresh(ctx: RequestContext, input: RefreshInput): Promise<SessionView> {
@@ -125,9 +123,12 @@ export async function updateMe(ctx: UserContext, input: z.infer<typeof updateMeI
       throw new ValidationError('current_password is missing or wrong: it is needed to change your password.', { field: 'current_password' }, 'invalid_current_password');
     }
     user.passwordHash = await hashPassword(input.password);
-    // Every other session ends: refresh tokens issued before the change stop working.
-    await ctx.em.nativeUpdate(RefreshToken, { user: user.id, revokedAt: null }, { revokedAt: new Date() });
-    await notifyAccessChanged(ctx.em, `user:${user.id}`);
+    // Every session ends, this one included: the new hash commits with the revocation of every refresh token,
+    // under the lock that refreshes and logins take, so none minted concurrently survives.
+    await withSessionLock(ctx.em, user.id, async (em) => {
+      await em.flush();
+      await revokeUserSessions(em, user.id);
+    });
   }
   await ctx.em.flush();
   return toUserView(user);

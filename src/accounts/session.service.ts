@@ -6,7 +6,7 @@ import { UnauthenticatedError } from '../common/errors';
 import { uuidv7 } from '../common/ids';
 import { hashToken, hmacHex, randomToken } from '../common/secret-box';
 import { notifyAccessChanged } from '../subscriptions/subscription-access';
-import { type User } from '../users/user.entity';
+import { User } from '../users/user.entity';
 import { type SessionView, toUserView } from './account.view';
 
 /**
@@ -54,23 +54,36 @@ async function sessionView(container: AppContainer, user: User, familyId: string
   };
 }
 
-/** A new session (new refresh-token family) for a user who just proved who they are. */
-export async function startSession(em: EntityManager, container: AppContainer, user: User): Promise<SessionView> {
+/**
+ * A new session (new refresh-token family) for a user who just proved who they are. With
+ * `verifiedPasswordHash` (a login), the session is only made while that hash is still the user's
+ * password, checked under the session lock: a login with the old password that overlaps a password
+ * change either ends with the change's revocation or is refused.
+ */
+export async function startSession(em: EntityManager, container: AppContainer, user: User, verifiedPasswordHash?: string): Promise<SessionView> {
   const familyId = uuidv7();
   const refreshToken = `${REFRESH_TOKEN_PREFIX}${randomToken(32)}`;
-  await mintRefreshToken(em, container, user, familyId, refreshToken);
+  await withSessionLock(em, user.id, async (tem) => {
+    if (verifiedPasswordHash !== undefined) {
+      const current = await tem.findOneOrFail(User, user.id, { fields: ['passwordHash'], refresh: true });
+      if (current.passwordHash !== verifiedPasswordHash) throw new UnauthenticatedError('Email or password is incorrect.', 'invalid_credentials');
+    }
+    await mintRefreshToken(tem, container, user, familyId, refreshToken);
+  });
   return sessionView(container, user, familyId, refreshToken);
 }
 
 /**
- * Runs `work` in a transaction holding the family's advisory lock. Every
- * change to a family (rotation, reuse revocation, logout) takes it, so a
- * revocation cannot miss a token that a concurrent rotation is minting: it
- * runs after that rotation commits, and its UPDATE then sees the new row.
+ * Runs `work` in a transaction holding the user's session lock. Every change
+ * to a user's refresh tokens (rotation, reuse revocation, logout, revoking
+ * all of them on a password change or a removal) takes it, so a revocation
+ * cannot miss a token that a concurrent rotation is minting: it runs after
+ * that rotation commits, and its UPDATE then sees the new row; a rotation
+ * that waited for it finds its token revoked.
  */
-function withFamilyLock<T>(em: EntityManager, familyId: string, work: (tem: EntityManager) => Promise<T>): Promise<T> {
+export function withSessionLock<T>(em: EntityManager, userId: string, work: (tem: EntityManager) => Promise<T>): Promise<T> {
   return em.transactional(async (tem) => {
-    await tem.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`refresh-family:${familyId}`]);
+    await tem.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`refresh-user:${userId}`]);
     return work(tem);
   });
 }
@@ -79,6 +92,20 @@ function withFamilyLock<T>(em: EntityManager, familyId: string, work: (tem: Enti
 async function revokeFamily(em: EntityManager, familyId: string): Promise<void> {
   await em.nativeUpdate(RefreshToken, { familyId, revokedAt: null }, { revokedAt: new Date() });
   await notifyAccessChanged(em, `session:${familyId}`);
+}
+
+/**
+ * Revokes every live refresh token of the user and closes the subscriptions opened with their
+ * sessions' access tokens (at commit). Call under `withSessionLock`, in the transaction that makes
+ * the change that ends the sessions.
+ */
+export async function revokeUserSessions(em: EntityManager, userId: string): Promise<void> {
+  const families: Array<{ family_id: string }> = await em.execute(
+    `with revoked as (update refresh_tokens set revoked_at = now() where user_id = ? and revoked_at is null returning family_id)
+     select distinct family_id from revoked`,
+    [userId],
+  );
+  for (const { family_id } of families) await notifyAccessChanged(em, `session:${family_id}`);
 }
 
 /**
@@ -94,9 +121,9 @@ async function withinGrace(em: EntityManager, container: AppContainer, spent: Re
 }
 
 export async function rotateSession(em: EntityManager, container: AppContainer, presented: string): Promise<SessionView> {
-  const found = await em.findOne(RefreshToken, { tokenHash: hashToken(presented) }, { fields: ['familyId'] });
+  const found = await em.findOne(RefreshToken, { tokenHash: hashToken(presented) }, { fields: ['familyId', 'user'] });
   if (!found) throw new UnauthenticatedError('The refresh token is invalid: log in again.', 'invalid_refresh_token');
-  const outcome = await withFamilyLock(em, found.familyId, async (tem) => {
+  const outcome = await withSessionLock(em, found.user.id, async (tem) => {
     // Read again under the lock: a concurrent refresh may have spent it meanwhile.
     const stored = await tem.findOneOrFail(RefreshToken, found.id, { populate: ['user'], refresh: true });
     if (stored.expiresAt.getTime() <= Date.now()) return 'expired' as const;
@@ -119,6 +146,6 @@ export async function rotateSession(em: EntityManager, container: AppContainer, 
 
 /** Logout: the presented refresh token's family stops working. Unknown tokens are ignored (logout is idempotent). */
 export async function endSession(em: EntityManager, presented: string): Promise<void> {
-  const stored = await em.findOne(RefreshToken, { tokenHash: hashToken(presented) }, { fields: ['familyId'] });
-  if (stored) await withFamilyLock(em, stored.familyId, (tem) => revokeFamily(tem, stored.familyId));
+  const stored = await em.findOne(RefreshToken, { tokenHash: hashToken(presented) }, { fields: ['familyId', 'user'] });
+  if (stored) await withSessionLock(em, stored.user.id, (tem) => revokeFamily(tem, stored.familyId));
 }

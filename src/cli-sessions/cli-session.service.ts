@@ -261,6 +261,10 @@ export const missedCliEventsInput = z.object({
  * or not), and not reached by a later attempt (an `f` or `r` replay) since. So after `q`, Ctrl+C or kill -9 the next
  * `listen` is offered what arrived after the previous one last received something; after a reconnection, what
  * arrived during the drop. `since` (older CLIs send the drop time) only narrows it further.
+ *
+ * "After" compares attempt ids (UUIDv7), which say when an attempt was made: a forward's attempt carries the id of
+ * its hand-off to the CLI, however late its answer is recorded (a late record of a forward made before a drop must
+ * not hide what was skipped during the drop).
  */
 export async function missedCliEvents(ctx: ProjectContext, destinationId: string, input: z.infer<typeof missedCliEventsInput>): Promise<string[]> {
   const destination = await findOwnCliDestination(ctx, destinationId);

@@ -36,8 +36,10 @@ export const triggeredEventView = z.object({ event_id: z.uuid() });
 /** Headers never copied from a stored event or the caller: framing, hop-by-hop, and the ones the trigger sets itself. */
 const REPLACED = new Set(['host', 'content-length', 'connection', 'transfer-encoding', 'authorization', 'x-hub-signature', 'x-hub-signature-256', 'x-idempotency-key', 'x-codehosta-delivery']);
 
-const sampleBody = (eventType: string | null | undefined) =>
-  JSON.stringify({ id: `trigger_${randomUUID()}`, type: eventType ?? 'relay.trigger', message: 'Sent with relay trigger.', sent_at: new Date().toISOString() });
+/** The sample's type when the caller names none: sent as X-Event-Type too, so the event is typed whatever the source reads types from. */
+const SAMPLE_EVENT_TYPE = 'relay.trigger';
+const sampleBody = (eventType: string) =>
+  JSON.stringify({ id: `trigger_${randomUUID()}`, type: eventType, message: 'Sent with relay trigger.', sent_at: new Date().toISOString() });
 
 async function storedEvent(ctx: ProjectContext, eventId: string): Promise<{ endpointId: string; body: string; headers: Record<string, string> }> {
   const rows = isUuid(eventId)
@@ -58,12 +60,14 @@ export async function triggerEvent(ctx: ProjectContext, input: TriggerEventInput
   if (!endpoint) throw new NotFoundError('Endpoint', input.source ?? resent!.endpointId);
   if (!endpoint.isActive) throw new ConflictError(`The source ${endpoint.slug} is inactive: activate it to receive events.`, { field: 'is_active' }, 'endpoint_inactive');
 
-  const body = input.body ?? resent?.body ?? sampleBody(input.eventType);
+  const sample = input.body == null && !resent;
+  const eventType = input.eventType ?? (sample ? SAMPLE_EVENT_TYPE : null);
+  const body = input.body ?? resent?.body ?? sampleBody(eventType ?? SAMPLE_EVENT_TYPE);
   const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'relay-trigger' };
   for (const [name, value] of Object.entries({ ...resent?.headers, ...input.headers })) {
     if (!REPLACED.has(name.toLowerCase())) headers[name.toLowerCase()] = String(value);
   }
-  if (input.eventType) headers['x-event-type'] = input.eventType;
+  if (eventType) headers['x-event-type'] = eventType;
   // A new event each time (a stored event's own idempotency key or provider id would make it a duplicate).
   headers['x-idempotency-key'] = input.headers?.['x-idempotency-key'] ?? input.headers?.['X-Idempotency-Key'] ?? `trigger_${randomUUID()}`;
   const raw = Buffer.from(body, 'utf8');

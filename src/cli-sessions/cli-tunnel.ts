@@ -5,21 +5,9 @@ import { NOTIFY } from '../common/notify-channels';
 import { Channel } from '../subscriptions/channel';
 import { parseForwardNotice } from './cli-forward-notice';
 import { CLI_HEARTBEAT_MS } from './cli-limits';
+import type { CliForwardView } from '../../packages/cli/src/shared/wire';
 
-/** One forward as the CLI receives it (GraphQL `CliForward`). */
-export interface CliForwardView {
-  id: string;
-  eventId: string;
-  deliveryId: string;
-  attemptNumber: number;
-  eventType: string;
-  sourceSlug: string;
-  receivedAt: string;
-  method: 'POST';
-  headers: Record<string, string>;
-  body: string;
-  delayMs: number;
-}
+export type { CliForwardView };
 
 interface Session {
   rowId: string;

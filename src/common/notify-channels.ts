@@ -12,8 +12,8 @@ export const NOTIFY = {
   /** An endpoint (source) changed or was deleted (payload: endpoint id); ingress drops its cached copy. */
   endpointsChanged: 'relay_endpoints',
   /**
-   * Someone may have lost access (payload: `user:<id>` membership or password change, `session:<refresh-token family id>`
-   * logout or reuse); open subscriptions re-check (src/subscriptions/subscription-access.ts). Project archive/delete,
+   * Someone may have lost access (payload: `user:<id>` membership change, `session:<refresh-token family id>`
+   * revoked: logout, reuse, password change, removal from an organization); open subscriptions re-check (src/subscriptions/subscription-access.ts). Project archive/delete,
    * organization delete and API key revocation are read from `relay_endpoints`.
    */
   accessChanged: 'relay_access',

@@ -51,9 +51,19 @@ export function toPage<E extends { id: string }, V>(rows: E[], page: PageRequest
   return { data: kept.map(view), next_cursor: more ? encodeCursor(kept[kept.length - 1].id) : null };
 }
 
-/** Response schema of a list, for the OpenAPI document. */
+const pages = new WeakMap<z.ZodType, z.ZodObject<{ data: z.ZodArray<z.ZodType>; next_cursor: z.ZodNullable<z.ZodString> }>>();
+
+/** Response schema of a list, for the OpenAPI document: one per item schema, so that it is one named component. */
 export function pageSchema(item: z.ZodType) {
-  return z.object({ data: z.array(item), next_cursor: z.string().nullable() });
+  let page = pages.get(item);
+  if (!page) pages.set(item, (page = z.object({ data: z.array(item), next_cursor: z.string().nullable() })));
+  return page;
+}
+
+/** The item schema of a `pageSchema`, else undefined. */
+export function pageItem(schema: z.ZodType): z.ZodType | undefined {
+  const shape = (schema as Partial<z.ZodObject>).shape;
+  return shape?.next_cursor && shape.data instanceof z.ZodArray ? (shape.data.element as z.ZodType) : undefined;
 }
 
 /**

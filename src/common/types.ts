@@ -17,8 +17,8 @@ export type EndpointProvider = (typeof ENDPOINT_PROVIDERS)[number];
 export const OAUTH_PROVIDERS = [...ENDPOINT_PROVIDERS, 'chat_b'] as const;
 export type OAuthProvider = (typeof OAUTH_PROVIDERS)[number];
 
-export const FILTER_OPERATORS = ['eq', 'neq', 'contains', 'not_contains', 'exists', 'not_exists', 'regex'] as const;
-export type FilterOperator = (typeof FILTER_OPERATORS)[number];
+export { FILTER_OPERATORS, type FilterOperator, type Condition } from '../../packages/cli/src/shared/conditions';
+import type { Condition } from '../../packages/cli/src/shared/conditions';
 
 export const LOGICS = ['AND', 'OR'] as const;
 export type Logic = (typeof LOGICS)[number];
@@ -30,13 +30,6 @@ export type EventStatus = (typeof EVENT_STATUSES)[number];
 export const DELIVERY_STATUSES = ['queued', 'retrying', 'success', 'failed', 'canceled', 'skipped'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 export type AttemptStatus = DeliveryStatus;
-
-/** `field` is `header.<Name>` or `body.<dot.path>` (array indexes allowed: `body.items.0.id`). */
-export interface Condition {
-  field: string;
-  operator: FilterOperator;
-  value?: string;
-}
 
 /** docs/behaviour.md#event-type. */
 export interface TypingRule {

@@ -195,6 +195,11 @@ export interface CircuitReport {
 export interface RecordAttemptArgs {
   ctx: Pick<AttemptContext, 'deliveryId' | 'eventId' | 'destination'>;
   attemptNumber: number;
+  /**
+   * The attempt's id when it was made before it is recorded: a `cli` forward's id, from its hand-off to the CLI.
+   * Attempt ids are UUIDv7, so they then order attempts by when they were made, however late the answer came.
+   */
+  attemptId?: string;
   /** `success`, `retrying` (with `nextRetryAt`), `failed` (dead-lettered) or `skipped` (a CLI away or paused). */
   status: 'success' | 'retrying' | 'failed' | 'skipped';
   nextRetryAt: Date | null;
@@ -252,7 +257,7 @@ export async function recordAttempt(knex: Knex, args: RecordAttemptArgs): Promis
        from d left join ins on true`,
     [
       ctx.deliveryId,
-      uuidv7(),
+      args.attemptId ?? uuidv7(),
       ctx.eventId,
       ctx.destination.id,
       attemptNumber,

@@ -1,7 +1,7 @@
-import { deliveryOutcome, eventOutcome, OUTCOME_WORDS, OUTCOMES, outcomeLabel, worstOutcome } from '../../packages/shared/src/outcomes';
+import { deliveryOutcome, eventOutcome, OUTCOME_WORDS, OUTCOMES, outcomeLabel, worstOutcome } from '../../packages/cli/src/shared/outcomes';
 import { EVENT_OUTCOMES, OUTCOME_SQL } from './event-outcome';
 
-describe('the outcome words (packages/shared/src/outcomes.ts)', () => {
+describe('the outcome words (packages/cli/src/shared/outcomes.ts)', () => {
   it('reads each delivery status as an outcome word; a failed delivery in the dead-letter queue is dead-lettered', () => {
     expect(deliveryOutcome('success')).toBe('delivered');
     expect(deliveryOutcome('queued')).toBe('pending');

@@ -1,13 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { DELIVERY_STATUS_OUTCOMES, OUTCOMES, type Outcome } from '../../packages/shared/src/outcomes';
+import { DELIVERY_STATUS_OUTCOMES, OUTCOMES, type Outcome } from '../../packages/cli/src/shared/outcomes';
 import type { DeliveryStatus } from '../common/types';
 
 /**
  * An event's delivery outcome, summarised over its current deliveries (per
  * destination, the newest one: a replay takes over from what it replays), worst
  * first. The words, their order and what each delivery status reads as are
- * packages/shared/src/outcomes.ts (the dashboard and the CLI use the same file);
+ * packages/cli/src/shared/outcomes.ts (the dashboard and the CLI use the same file);
  * the SQL below is generated from them. One SQL expression computes the outcome,
  * for the list's column and for its filter, so what a row shows and what the
  * filter selects cannot disagree (docs/dashboard.md).

@@ -20,7 +20,7 @@ export function createApolloServer(schema: GraphQLSchema, plugins: ConstructorPa
     schema,
     formatError: formatGraphQLError,
     introspection: true,
-    // The process owns SIGINT/SIGTERM (src/cli/relay.ts) and stops Apollo in order; Apollo's own handler re-raises the signal.
+    // The process owns SIGINT/SIGTERM (src/launcher/relay.ts) and stops Apollo in order; Apollo's own handler re-raises the signal.
     stopOnTerminationSignals: false,
     // JSON scalars holding stored JSON (event payloads) are written as their exact text (src/common/raw-json.ts).
     stringifyResult: (result) => `${stringifyJson(result)}\n`,

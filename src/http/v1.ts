@@ -23,6 +23,14 @@ import { mountRoutes, type RouteDef } from './route';
 /** Every `/v1` operation; add a resource's routes here. The OpenAPI document is built from this list. */
 export const v1Routes: RouteDef[] = [...accountRoutes, ...organizationRoutes, ...projectRoutes, ...apiKeyRoutes, ...oauthRoutes, ...eventRoutes, ...cliTriggerRoutes, ...deliveryRoutes, ...bulkActionRoutes, ...resourceHealthRoutes, ...endpointRoutes, ...filterGroupRoutes, ...destinationRoutes, ...linkRoutes, ...templateRoutes, ...transformRoutes, ...projectMetricsRoutes];
 
+/**
+ * The document checked in as schema/openapi.json (`npm run schema:emit`; a test fails on drift): the
+ * served one but for its `servers` (relative here) and version (the package's).
+ */
+export function checkedInOpenApiJson(version: string): string {
+  return JSON.stringify(buildOpenApiDocument(v1Routes, { version, serverUrl: '/' }), null, 2) + '\n';
+}
+
 export function v1Router(container: AppContainer): Router {
   const router = new Router();
   router.get('/v1/openapi.json', (ctx) => {

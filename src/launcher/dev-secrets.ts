@@ -2,6 +2,21 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
+interface DevSecrets {
+  encryptionKeys: string;
+  jwtSecret: string;
+}
+
+export function devSecretsFile(dataDir: string): string {
+  return path.resolve(dataDir, 'dev-secrets.json');
+}
+
+/** The development secrets kept in `dataDir`, if a start made them; never writes. */
+export function readDevSecrets(dataDir: string): DevSecrets | undefined {
+  const file = devSecretsFile(dataDir);
+  return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as DevSecrets) : undefined;
+}
+
 /**
  * Development convenience: when no encryption key or JWT secret is configured
  * (and NODE_ENV is not production), generate them once and keep them in
@@ -10,11 +25,9 @@ import path from 'node:path';
  */
 export function withDevSecrets(env: NodeJS.ProcessEnv, dataDir: string): NodeJS.ProcessEnv {
   if (env.NODE_ENV === 'production' || (env.RELAY_ENCRYPTION_KEYS && env.RELAY_JWT_SECRET)) return env;
-  const file = path.resolve(dataDir, 'dev-secrets.json');
-  let secrets: { encryptionKeys: string; jwtSecret: string };
-  if (fs.existsSync(file)) {
-    secrets = JSON.parse(fs.readFileSync(file, 'utf8'));
-  } else {
+  const file = devSecretsFile(dataDir);
+  let secrets = readDevSecrets(dataDir);
+  if (!secrets) {
     secrets = {
       encryptionKeys: `dev1:${randomBytes(32).toString('base64')}`,
       jwtSecret: randomBytes(48).toString('base64url'),

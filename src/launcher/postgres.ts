@@ -77,7 +77,7 @@ export async function startEmbeddedPostgres(opts: {
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`PostgreSQL exited (code ${code}) while starting:\n${output.trim()}`)));
   });
-  const url = `postgres://relay:relay@127.0.0.1:${opts.port}/${database}`;
+  const url = embeddedPostgresUrl(opts.port, database);
   await createDatabaseUnlessExists(url, database);
   return {
     url,
@@ -85,6 +85,11 @@ export async function startEmbeddedPostgres(opts: {
     // SIGINT is PostgreSQL's fast shutdown (its smart one, SIGTERM, waits for every client to leave).
     stop: () => stopChild(child, 'SIGINT'),
   };
+}
+
+/** The URL `relay start` connects to its embedded PostgreSQL with. */
+export function embeddedPostgresUrl(port: number, database = 'relay'): string {
+  return `postgres://relay:relay@127.0.0.1:${port}/${database}`;
 }
 
 const POSTGRES_FLAGS = ['-c', 'max_connections=300', '-c', 'fsync=on'];

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { revokeUserSessions, withSessionLock } from '../accounts/session.service';
 import { requireRole } from '../auth/access';
 import { ConflictError, NotFoundError } from '../common/errors';
 import { isUuid } from '../common/ids';
@@ -61,6 +62,13 @@ export async function removeMember(ctx: OrganizationContext, memberId: string): 
   const member = await findMember(ctx, memberId);
   assertMayManage(ctx, member.role);
   await assertNotLastOwner(ctx, member);
-  await ctx.em.removeAndFlush(member);
-  await notifyAccessChanged(ctx.em, `user:${member.user.id}`);
+  const userId = member.user.id;
+  // A removed member is signed out everywhere: the removal commits with the revocation of every refresh token
+  // of theirs, under the lock that refreshes take, so a session refreshing at that moment does not survive.
+  await withSessionLock(ctx.em, userId, async (em) => {
+    em.remove(member);
+    await em.flush();
+    await revokeUserSessions(em, userId);
+    await notifyAccessChanged(em, `user:${userId}`);
+  });
 }

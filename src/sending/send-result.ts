@@ -29,21 +29,9 @@ export interface SendResult {
   skipped?: boolean;
 }
 
-export const STORED_BODY_LIMIT_BYTES = 4096;
-
-/**
- * The first `limit` bytes of `body` as text, never splitting a multi-byte
- * character. NUL characters become U+FFFD because PostgreSQL text cannot hold them.
- */
-export function truncateUtf8(body: Buffer, limit = STORED_BODY_LIMIT_BYTES): { text: string; truncated: boolean } {
-  let end = body.length;
-  if (end > limit) {
-    end = limit;
-    // Step back over continuation bytes (10xxxxxx) to the start of the character that was cut.
-    while (end > 0 && (body[end] & 0xc0) === 0x80) end--;
-  }
-  return { text: body.subarray(0, end).toString('utf8').replaceAll('\u0000', '\uFFFD'), truncated: body.length > limit };
-}
+/** One implementation of the stored-body cut, shared with the CLI (it cuts what it reports the same way). */
+export { STORED_BODY_LIMIT_BYTES } from '../../packages/cli/src/shared/limits';
+export { truncateUtf8 } from '../../packages/cli/src/shared/utf8';
 
 /** A result for a send that never reached the network: no latency to record. */
 export function notSent(payload: unknown, error: string, extra: Partial<SendResult> = {}): SendResult {

@@ -57,7 +57,7 @@ function installRuntimeLogger(log: Logger): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   Runtime.install({
-    // The process's own handler (src/cli/server-commands.ts) stops the worker in order with everything else.
+    // The process's own handler (src/launcher/server-commands.ts) stops the worker in order with everything else.
     shutdownSignals: [],
     logger: new DefaultLogger('WARN', ({ level, message, meta }) => {
       // An activity's error goes under `err`, so the logger's error serializer (bound values removed) handles it.

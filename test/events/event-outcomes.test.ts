@@ -1,4 +1,4 @@
-import { deliveryOutcome, eventOutcome, type DeliveryStatusName } from '../../packages/shared/src/outcomes';
+import { deliveryOutcome, eventOutcome, type DeliveryStatusName } from '../../packages/cli/src/shared/outcomes';
 import { gql, rest, startTestApi, type TestApi, tokenFor } from '../support/api';
 import { insertDelivery } from '../support/delivery-fixtures';
 import { createDestination, createEndpoint, createWorkspace, insertEvent } from '../support/factories';
@@ -79,7 +79,7 @@ describe('events list: delivery outcomes and their filters', () => {
     expect(viaGql.data.event).toMatchObject({ outcome: 'quarantined', quarantineReason: 'stack depth limit exceeded (54001)' });
   });
 
-  it('agrees with eventOutcome() of packages/shared over the same deliveries (the dashboard and the CLI use that)', async () => {
+  it('agrees with eventOutcome() of packages/cli/src/shared/outcomes.ts over the same deliveries (the dashboard and the CLI use that)', async () => {
     for (const [name, id] of Object.entries(ids)) {
       const event = await rest(api.baseUrl, 'GET', `/v1/events/${id}`, { token });
       const deliveries = await rest(api.baseUrl, 'GET', `/v1/deliveries?event_id=${id}`, { token });

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { deliveryOutcome, OUTCOME_WORDS, type DeliveryStatusName, type Outcome } from '../../../packages/shared/src/outcomes';
+import { deliveryOutcome, OUTCOME_WORDS, type DeliveryStatusName, type Outcome } from '../../../packages/cli/src/shared/outcomes';
 import type { EventOutcomeFields } from '../lib/types';
 import { CopyButton } from './buttons';
 
@@ -35,7 +35,7 @@ export function StatusBadge({ status }: { status: string }) {
   return <span className={`badge ${STATUS_CLASS[status] ?? ''}`}>{status.replace(/_/g, ' ')}</span>;
 }
 
-/** An outcome word (packages/shared/src/outcomes.ts), its meaning on hover. */
+/** An outcome word (packages/cli/src/shared/outcomes.ts), its meaning on hover. */
 export function OutcomeBadge({ outcome }: { outcome: Outcome }) {
   const word = OUTCOME_WORDS[outcome];
   return (

@@ -1,4 +1,4 @@
-import type { Outcome } from '../../../packages/shared/src/outcomes';
+import type { Outcome } from '../../../packages/cli/src/shared/outcomes';
 
 /** The GraphQL shapes the pages read (only the fields they ask for). */
 export interface EndpointRef {

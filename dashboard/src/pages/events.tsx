@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { gql, useClient } from 'urql';
 import { useLocation } from 'wouter';
-import { OUTCOMES, outcomeLabel } from '../../../packages/shared/src/outcomes';
+import { OUTCOMES, outcomeLabel } from '../../../packages/cli/src/shared/outcomes';
 import { Can, EmptyState, ErrorMessage, LiveIndicator, OutcomeBadge, Page, Pager, ResponseFrom, Table, Time } from '../components';
 import { useOnReconnect } from '../lib/connection';
 import { useProjectQuery, useProjectSubscription } from '../lib/hooks';

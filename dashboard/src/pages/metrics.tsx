@@ -2,7 +2,7 @@ import { useEffect, useMemo, useState, type ReactNode } from 'react';
 import { gql } from 'urql';
 import { Link, useSearchParams } from 'wouter';
 import type { AlignedData } from 'uplot';
-import { outcomeLabel, type Outcome } from '../../../packages/shared/src/outcomes';
+import { outcomeLabel, type Outcome } from '../../../packages/cli/src/shared/outcomes';
 import { EmptyState, ErrorMessage, Page, Table } from '../components';
 import { useProjectQuery } from '../lib/hooks';
 import { Chart, type ChartSeries } from './metrics-chart';

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { deliveryOutcome, type DeliveryStatusName, type Outcome, OUTCOME_WORDS, outcomeLabel } from '../../packages/shared/src/outcomes';
+import { deliveryOutcome, type DeliveryStatusName, type Outcome, OUTCOME_WORDS, outcomeLabel } from './shared/outcomes';
 import { ApiClient, ApiError } from './api-client';
 import { CliError, EXIT } from './cli-errors';
 import { profileStore, resolveApiUrl } from './config-store';
@@ -43,7 +43,7 @@ function readPayload(file: string): string {
  * (filters, transforms and a running `listen` all apply), signed with the
  * source's secret by the API; `--event <id>` sends a stored event again.
  * Prints the event id; `--wait` then prints each delivery's outcome in the
- * outcome words of the dashboard (packages/shared/src/outcomes.ts).
+ * outcome words of the dashboard (packages/cli/src/shared/outcomes.ts).
  */
 export async function trigger(source: string | undefined, opts: TriggerOptions): Promise<void> {
   if (!source && !opts.event) throw new CliError('trigger needs a source (relay trigger shop) or --event <event_id>', EXIT.usage);

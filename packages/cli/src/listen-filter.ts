@@ -1,4 +1,4 @@
-import { type Condition, FILTER_OPERATORS, type FilterOperator } from '../common/types';
+import { type Condition, FILTER_OPERATORS, type FilterOperator } from './shared/conditions';
 import { ApiError } from './api-client';
 import { CliError, EXIT } from './cli-errors';
 

@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { uuidv7 } from '../common/ids';
+import { uuidv7 } from './shared/ids';
 import { MissedEventsOffer, type MissedHost } from './listen-missed';
 import { ListenScreen, type MissedEvents } from './listen-screen';
 
@@ -25,13 +25,16 @@ function host(found: string[][], then: MissedEvents['then'] = 'press f') {
 const tick = () => new Promise((r) => setImmediate(r));
 
 describe('missed events of a listen session', () => {
-  const [a, b, c] = [uuidv7(Date.UTC(2026, 10, 24, 8, 0, 0)), uuidv7(Date.UTC(2026, 10, 24, 8, 0, 1)), uuidv7(Date.UTC(2026, 10, 24, 8, 0, 2))];
+  // Today (an older day is shown with its date), at a time a second apart from one event to the next.
+  const arrived = new Date();
+  arrived.setHours(8, 0, 0, 0);
+  const [a, b, c] = [0, 1, 2].map((s) => uuidv7(arrived.getTime() + s * 1000));
 
   it('offers what the API found, adds later finds once, and says since when (the oldest id’s time)', async () => {
     const { h, text } = host([[b, a], [a, c]]);
     const offer = new MissedEventsOffer(h);
     await offer.find();
-    expect(text()).toMatch(new RegExp(`2 events arrived while no CLI was listening \\(since ${new Date(Date.UTC(2026, 10, 24, 8)).toTimeString().slice(0, 8)}\\): press f`));
+    expect(text()).toMatch(new RegExp(`2 events arrived while no CLI was listening \\(since ${arrived.toTimeString().slice(0, 8)}\\): press f`));
     await offer.find();
     expect(text()).toMatch(/3 events arrived while no CLI was listening/);
     await offer.find();

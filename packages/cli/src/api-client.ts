@@ -181,7 +181,7 @@ export class ApiClient {
       },
       // Every drop (API restart 1012, crash 1006, network, no pong) is retried but a permission refusal (4403);
       // graphql-ws itself gives up on refused auth or protocol errors (4401, 4005 when connectionParams threw,
-      // 4400, …). src/cli/tunnel.ts handles those.
+      // 4400, …). tunnel.ts handles those.
       shouldRetry: (event) => !(isCloseEvent(event) && event.code === WS_FORBIDDEN),
       on: {
         connected: (connected) => {

@@ -1,4 +1,4 @@
-import { truncateUtf8 } from '../sending/send-result';
+import { truncateUtf8 } from './shared/utf8';
 import type { ForwardResult } from './local-forwarder';
 
 /**

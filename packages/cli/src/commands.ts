@@ -1,64 +1,27 @@
 import { Command, CommanderError, Option } from 'commander';
-import { LauncherError } from '../launcher/launcher-error';
 import { CliError, EXIT } from './cli-errors';
 import { relayVersion } from './version';
 
-/**
- * `relay`: the service's commands (start, api, worker, migrate, …) and the
- * developer's client commands (login, logout, whoami, listen). The service's
- * modules load only when one of its commands runs.
- */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const server = async () => require('./server-commands') as typeof import('./server-commands');
 /* Every command's module loads only when it runs: `relay --help` and `--version` load commander alone (docs/cli.md). */
 /* eslint-disable @typescript-eslint/no-require-imports */
 const loginCommands = () => require('./login.command') as typeof import('./login.command');
 const listenCommand = () => require('./listen.command') as typeof import('./listen.command');
 const triggerCommand = () => require('./trigger.command') as typeof import('./trigger.command');
-const dashboardBuild = () => require('./build-dashboard') as typeof import('./build-dashboard');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
-function program(): Command {
-  const relay = new Command('relay')
-    .description('Webhook relay: run the service, or receive its webhooks on your machine')
-    .version(relayVersion(), '-V, --version', 'the version of this relay')
+/** The `relay` program with no commands yet: its description, version and the way it reports usage errors. */
+export function relayProgram(description: string, versionHelp: string): Command {
+  return new Command('relay')
+    .description(description)
+    .version(relayVersion(), '-V, --version', versionHelp)
     .showHelpAfterError('(relay --help for the commands)')
     .exitOverride();
-  // The standalone CLI package (packages/cli, scripts/build-cli.mjs) is built with RELAY_CLI_EDITION=client.
-  if (process.env.RELAY_CLI_EDITION !== 'client') serviceCommands(relay);
-  clientCommands(relay);
-  return relay;
 }
 
-/** The service's own commands: they need the whole checkout, so the CLI package leaves them out. */
-function serviceCommands(relay: Command): void {
-  relay
-    .command('start')
-    .description('everything in one process: API, GraphQL, worker; starts an embedded PostgreSQL and a Temporal dev server under RELAY_DATA_DIR unless DATABASE_URL / TEMPORAL_ADDRESS are set')
-    .action(async () => (await server()).start());
-  relay.command('api').description('the HTTP API only (needs DATABASE_URL and TEMPORAL_ADDRESS)').action(async () => (await server()).api());
-  relay.command('worker').description('the Temporal worker only (needs DATABASE_URL and TEMPORAL_ADDRESS)').action(async () => (await server()).worker());
-  relay.command('migrate').description('apply database migrations and register Temporal search attributes').action(async () => (await server()).runMigrations());
-  relay.command('emit-schema').description('write the GraphQL SDL to schema/schema.graphql').action(async () => (await server()).emitSchema());
-  relay.command('bundle-workflows').description('pre-bundle workflow code for production workers').action(async () => (await server()).bundle());
-  relay
-    .command('build-dashboard')
-    .description('build the web dashboard into dashboard/dist (RELAY_DASHBOARD_DIR)')
-    .option('--if-missing', 'only when it is not built yet')
-    .action(async (opts: { ifMissing?: boolean }) => dashboardBuild().buildDashboard(opts.ifMissing === true));
-  relay
-    .command('bench')
-    .description('run a benchmark (ingress, delivery, render, sending, soak, scaling, listen)')
-    .argument('<name>')
-    .argument('[args...]')
-    .allowUnknownOption()
-    .action(async (name: string, args: string[]) => (await server()).bench(name, args));
-}
-
-/** The developer's commands, talking to a relay API: all the CLI package holds. */
-function clientCommands(relay: Command): void {
+/** The developer's commands, talking to a relay API: all the CLI package holds (the checkout's `relay` adds the service's). */
+export function clientCommands(relay: Command): void {
   const apiUrl = () => new Option('--api-url <url>', 'the relay API (default: RELAY_API_URL, the one logged in to, or http://localhost:3000)');
   const profile = () => new Option('--profile <name>', 'use this saved login (default: RELAY_PROFILE, else "default")');
   relay
@@ -113,8 +76,13 @@ function clientCommands(relay: Command): void {
     .action(async (slug: string | undefined, opts) => triggerCommand().trigger(slug, opts));
 }
 
+export interface RunOptions {
+  /** Errors of the service's commands that are expected and explained in their message: one line, no stack trace. */
+  expected?: (err: unknown) => boolean;
+}
+
 /** One line on stderr and an exit code; a stack trace only for unexpected errors of the service's commands. */
-function exitWith(err: unknown, command: string | undefined): never {
+function exitWith(err: unknown, command: string | undefined, options: RunOptions): never {
   if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : EXIT.usage);
   if (err instanceof CliError) {
     process.stderr.write(`relay: ${err.message}\n`);
@@ -125,7 +93,7 @@ function exitWith(err: unknown, command: string | undefined): never {
     process.stderr.write(`configuration error: ${(err as Error).message}\n`);
     process.exit(78);
   }
-  if (err instanceof LauncherError || (isClientCommand(command) && !process.env.RELAY_DEBUG)) {
+  if (options.expected?.(err) || (isClientCommand(command) && !process.env.RELAY_DEBUG)) {
     process.stderr.write(`relay: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(1);
   }
@@ -140,12 +108,15 @@ function isClientCommand(name: string | undefined): boolean {
   return clients.commands.some((c) => c.name() === name);
 }
 
-const argv = process.argv.slice(2);
-if (argv.length === 0) argv.push('--help');
-program()
-  .parseAsync(argv, { from: 'user' })
-  .then(() => {
-    // Client commands leave nothing running that should keep the process (keep-alive sockets, stdin).
-    if (isClientCommand(argv[0])) process.exit(0);
-  })
-  .catch((err) => exitWith(err, argv[0]));
+/** Parses the command line and runs the command; exits with its code (a client command also when it is done). */
+export function runRelay(program: Command, options: RunOptions = {}): void {
+  const argv = process.argv.slice(2);
+  if (argv.length === 0) argv.push('--help');
+  program
+    .parseAsync(argv, { from: 'user' })
+    .then(() => {
+      // Client commands leave nothing running that should keep the process (keep-alive sockets, stdin).
+      if (isClientCommand(argv[0])) process.exit(0);
+    })
+    .catch((err) => exitWith(err, argv[0], options));
+}

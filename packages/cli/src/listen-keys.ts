@@ -1,6 +1,6 @@
 import type { Listener, SessionChange } from './listen.command';
 import { parseDelayMs } from './local-forwarder';
-import type { Condition } from '../common/types';
+import type { Condition } from './shared/conditions';
 import { describeFilter, FilterRefused, parseEventTypes, parseFilter } from './listen-filter';
 import { ask, PromptEscaped } from './prompt';
 

@@ -1,8 +1,8 @@
 /**
  * The outcome words: what happened to an event, one of its deliveries or one
  * attempt, in the same words everywhere (the Events list and the event page,
- * metrics, `relay listen` and `relay trigger --wait`). The service, the
- * dashboard and the CLI all import this file, so it imports nothing.
+ * metrics, `relay trigger --wait`). The service, the dashboard and the CLI all
+ * import this file, so it imports nothing.
  */
 
 /** Worst first: an event's outcome is the worst of its current deliveries'. */

@@ -1,15 +1,16 @@
 import os from 'node:os';
-import { closeHttpAgents } from '../sending/http-client';
+import { closeLocalAgents } from './local-post';
 import { ApiClient, ApiError } from './api-client';
 import { CliError, EXIT, noSources } from './cli-errors';
 import { profileStore, resolveApiUrl } from './config-store';
 import { ListenKeys } from './listen-keys';
-import type { Condition } from '../common/types';
+import type { Condition } from './shared/conditions';
 import { describeFilters, filterRefusal, parseEventTypes, parseFilter } from './listen-filter';
 import { type ForwardDetail, forwardDetail, ForwardHistory } from './listen-inspect';
 import { type ForwardLine, KEY_HELP, ListenScreen, type OutputMode } from './listen-screen';
 import { isListening, type ListenTarget, nothingListening, parseHeader, parseRoute, parseTarget, type Route, routePath } from './listen-target';
-import { CLI_FORWARD_FIELDS, type CliForward, type ForwardResult, forwardLocally, localHeaders, parseDelayMs, skippedResult } from './local-forwarder';
+import { type CliForward, type ForwardResult, forwardLocally, localHeaders, parseDelayMs, skippedResult } from './local-forwarder';
+import { CLI_FORWARD_FIELDS } from './shared/wire';
 import { tryOpenBrowser } from './open-browser';
 import { Tunnel } from './tunnel';
 import { MissedEventsOffer } from './listen-missed';
@@ -350,7 +351,7 @@ export class Listener {
     clearInterval(this.targetCheck);
     this.keys?.detach();
     await this.tunnel?.close();
-    await closeHttpAgents();
+    await closeLocalAgents();
   }
 
   private async call<T>(query: string, variables: Record<string, unknown>): Promise<T> {

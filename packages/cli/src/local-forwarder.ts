@@ -1,26 +1,12 @@
-import type { CliForwardView } from '../cli-sessions/cli-tunnel';
-import { postJson } from '../sending/http-client';
-import { truncateUtf8 } from '../sending/send-result';
 import { CliError, EXIT } from './cli-errors';
+import { postJson } from './local-post';
+import { CLI_MAX_DELAY_MS, REPORTED_BODY_LIMIT_BYTES } from './shared/limits';
+import { truncateUtf8 } from './shared/utf8';
+import type { CliForwardView, ForwardResult } from './shared/wire';
 
-/** One forward the API hands the CLI on the `cliForwards` subscription: the server's wire type (a type-only import). */
+/** One forward the API hands the CLI on the `cliForwards` subscription. */
 export type CliForward = CliForwardView;
-
-export const CLI_FORWARD_FIELDS = 'id eventId deliveryId attemptNumber eventType sourceSlug receivedAt method headers body delayMs';
-
-/** The local answer, as `reportCliForward` takes it. */
-export interface ForwardResult {
-  forwardId: string;
-  statusCode: number | null;
-  responseHeaders: Record<string, string> | null;
-  responseBody: string | null;
-  latencyMs: number;
-  error: string | null;
-  skipped?: boolean;
-}
-
-/** What the CLI sends back of the local body; the API keeps the first 4096 bytes of it. */
-export const REPORTED_BODY_LIMIT_BYTES = 64 * 1024;
+export type { ForwardResult };
 /** The local server gets as long as a webhook destination does (docs/behaviour.md#attempts). */
 export const LOCAL_TIMEOUT_MS = 30_000;
 
@@ -43,7 +29,7 @@ export function parseForwardPath(value: string): string {
 
 export function parseDelayMs(value: string): number {
   const delay = /^\d+$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
-  if (!Number.isInteger(delay) || delay > 10_000) throw new CliError(`invalid delay "${value}": give milliseconds from 0 to 10000`, EXIT.usage);
+  if (!Number.isInteger(delay) || delay > CLI_MAX_DELAY_MS) throw new CliError(`invalid delay "${value}": give milliseconds from 0 to ${CLI_MAX_DELAY_MS}`, EXIT.usage);
   return delay;
 }
 
@@ -66,7 +52,7 @@ export function localHeaders(forward: Pick<CliForward, 'headers'>, extraHeaders:
 export async function forwardLocally(forward: CliForward, local: LocalRequest): Promise<ForwardResult> {
   const headers = localHeaders(forward, local.extraHeaders);
   const timeoutMs = local.timeoutMs ?? LOCAL_TIMEOUT_MS;
-  const outcome = await postJson(local.url, forward.body, { timeoutMs, allowPrivateNetworks: true, headers, insecureTls: local.insecure });
+  const outcome = await postJson(local.url, forward.body, { timeoutMs, headers, insecureTls: local.insecure });
   if ('error' in outcome) {
     return { forwardId: forward.id, statusCode: null, responseHeaders: null, responseBody: null, latencyMs: outcome.latencyMs, error: outcome.error };
   }

@@ -1,8 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { closeHttpAgents } from '../sending/http-client';
+import { closeLocalAgents } from './local-post';
 import { CliError, EXIT } from './cli-errors';
-import { type CliForward, forwardLocally, parseDelayMs, parseForwardPath, parsePort, REPORTED_BODY_LIMIT_BYTES } from './local-forwarder';
+import { type CliForward, forwardLocally, parseDelayMs, parseForwardPath, parsePort } from './local-forwarder';
+import { REPORTED_BODY_LIMIT_BYTES } from './shared/limits';
 
 const usageError = (fn: () => unknown, text: RegExp) => {
   let thrown: unknown;
@@ -58,7 +59,7 @@ describe('forwardLocally', () => {
   });
   beforeEach(() => (received = []));
   afterAll(async () => {
-    await closeHttpAgents();
+    await closeLocalAgents();
     await new Promise((resolve) => server.close(resolve));
   });
 

@@ -1,4 +1,4 @@
-import { truncateUtf8 } from './send-result';
+import { truncateUtf8 } from './utf8';
 
 describe('truncateUtf8', () => {
   it('keeps a short body whole', () => {

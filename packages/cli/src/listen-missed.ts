@@ -1,5 +1,5 @@
-import { CLI_MISSED_LIMIT } from '../cli-sessions/cli-limits';
-import { uuidv7Millis } from '../common/ids';
+import { CLI_MISSED_LIMIT } from './shared/limits';
+import { uuidv7Millis } from './shared/ids';
 import type { ListenScreen, MissedEvents } from './listen-screen';
 
 /** How long `f` waits for one missed event to reach the local server before it replays the next (the session's delay comes on top). */

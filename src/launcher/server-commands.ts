@@ -10,24 +10,20 @@ import { printSchema } from 'graphql';
 import { type AppContainer, createContainer } from '../app/container';
 import { startApiProcess, startWorkerProcess } from '../app/processes';
 import { createLogger, type Logger } from '../common/logger';
-import { ConfigError, type Config, loadConfig } from '../config/config';
+import { ConfigError, type Config } from '../config/config';
 import { createOrm, migrate } from '../db/orm';
 import { buildRelaySchema } from '../graphql/schema';
 import { packageRoot } from '../http/dashboard';
-import { withDevSecrets } from '../launcher/dev-secrets';
-import { type RunningService, startEmbeddedPostgres } from '../launcher/postgres';
-import { type NeededPort, assertPortsFree } from '../launcher/ports';
-import { LaunchRecord } from '../launcher/leftovers';
-import { startTemporalDevServer } from '../launcher/temporal';
-import { ensureTemporalCli } from '../launcher/temporal-cli';
+import { checkedInOpenApiJson } from '../http/v1';
+import { type RunningService, startEmbeddedPostgres } from './postgres';
+import { type NeededPort, assertPortsFree } from './ports';
+import { LaunchRecord } from './leftovers';
+import { startTemporalDevServer } from './temporal';
+import { ensureTemporalCli } from './temporal-cli';
 import { temporalSettings } from '../temporal/client';
 import { ensureSearchAttributes } from '../temporal/ensure-search-attributes';
 import { bundleWorkflows, withWorkerPoolFloor } from '../worker/worker';
-
-function config(env: NodeJS.ProcessEnv = process.env): Config {
-  const dataDir = env.RELAY_DATA_DIR ?? '.relay';
-  return loadConfig(withDevSecrets(env, dataDir));
-}
+import { serviceConfig as config } from './service-config';
 
 /** How long a stop signal that arrives during start-up waits for what is starting before stopping anyway. */
 const STARTUP_SETTLE_MS = 5_000;
@@ -214,6 +210,10 @@ export async function emitSchema(): Promise<void> {
   const out = path.join(packageRoot(), 'schema', 'schema.graphql');
   fs.writeFileSync(out, printSchema(await buildRelaySchema()) + '\n');
   process.stdout.write(`wrote ${out}\n`);
+  const openapi = path.join(packageRoot(), 'schema', 'openapi.json');
+  const { version } = JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string };
+  fs.writeFileSync(openapi, checkedInOpenApiJson(version));
+  process.stdout.write(`wrote ${openapi}\n`);
 }
 
 
