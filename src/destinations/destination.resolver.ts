@@ -1,10 +1,11 @@
 import { Arg, Args, Field, ID, InputType, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import { paginationQuery } from '../common/pagination';
-import type { ProjectContext } from '../common/request-context';
+import type { ProjectContext, RequestContext } from '../common/request-context';
 import type { DestinationType as DestinationKind } from '../common/types';
 import { parseInput, snakeKeys } from '../common/validation';
 import { PageArgs, PageOf } from '../graphql/page';
 import { Scoped } from '../graphql/scoped';
+import type { ApiDestinationType, DestinationPlatformView } from './destination-platforms';
 import { rotateDestinationSecretInput } from './destination-secret.service';
 import {
   clearSigningSecret,
@@ -12,6 +13,7 @@ import {
   createDestinationInput,
   deleteDestination,
   getDestination,
+  listDestinationPlatforms,
   listDestinations,
   rotateSigningSecret,
   updateDestination,
@@ -63,6 +65,16 @@ export class DestinationType implements DestinationView {
   @Field({ name: 'updatedAt' }) updated_at!: string;
 }
 
+@ObjectType('DestinationPlatform', { description: 'A destination type: what its receiver gets, and whether this server is configured to send it.' })
+class DestinationPlatformType implements DestinationPlatformView {
+  @Field(() => String, { description: 'webhook, chat_a, chat_b or chat_c' }) type!: ApiDestinationType;
+  @Field({ description: 'What the receiver gets.' }) description!: string;
+  @Field({ description: 'A destination of this type can be created on this server.' }) available!: boolean;
+  @Field({ description: 'Every way this type sends works on this server.' }) configured!: boolean;
+  @Field(() => String, { nullable: true, description: 'The server setting bot-token sends need; null: the type needs none.' }) setting!: string | null;
+  @Field(() => String, { nullable: true, description: 'What does not work here, naming the setting; null when configured.' }) reason!: string | null;
+}
+
 @ObjectType()
 class DestinationPage extends PageOf(DestinationType) {}
 
@@ -110,6 +122,11 @@ export class DestinationResolver {
   @Query(() => DestinationPage)
   destinations(@Scoped(read) ctx: ProjectContext, @Args() page: PageArgs, @Arg('projectId', () => ID, projectArg) _projectId?: string): Promise<DestinationPage> {
     return listDestinations(ctx, parseInput(paginationQuery, page, 'arguments'));
+  }
+
+  @Query(() => [DestinationPlatformType], { description: 'What each destination type sends, and whether this server is configured to send it.' })
+  destinationPlatforms(@Scoped({ scope: 'authenticated' }) ctx: RequestContext): DestinationPlatformType[] {
+    return listDestinationPlatforms(ctx);
   }
 
   @Query(() => DestinationType)

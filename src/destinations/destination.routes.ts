@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { pageSchema, paginationQuery } from '../common/pagination';
 import { idParams, route } from '../http/route';
 import { rotateDestinationSecretInput } from './destination-secret.service';
@@ -7,17 +8,24 @@ import {
   createDestinationInput,
   deleteDestination,
   getDestination,
+  listDestinationPlatforms,
   listDestinations,
   rotateSigningSecret,
   updateDestination,
   updateDestinationInput,
 } from './destination.service';
+import { destinationPlatformView } from './destination-platforms';
 import { destinationView } from './destination.view';
 
 const read = { scope: 'project', permission: 'read' } as const;
 const write = { scope: 'project', permission: 'write' } as const;
 
 export const destinationRoutes = [
+  route({
+    method: 'get', path: '/v1/destination-platforms', tag: 'destinations', summary: 'What each destination type sends, and whether this server is configured to send it',
+    access: { scope: 'authenticated' }, response: z.object({ data: z.array(destinationPlatformView) }),
+    handler: async (ctx) => ({ data: listDestinationPlatforms(ctx) }),
+  }),
   route({
     method: 'get', path: '/v1/destinations', tag: 'destinations', summary: 'List destinations of the project',
     access: read, query: paginationQuery, response: pageSchema(destinationView),

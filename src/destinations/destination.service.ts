@@ -3,7 +3,7 @@ import { given, notAllowed, present } from '../common/validation';
 import { ValidationError } from '../common/errors';
 import { findPage, type Page, type PageRequest } from '../common/pagination';
 import { findInProject } from '../common/project-scope';
-import type { ProjectContext } from '../common/request-context';
+import type { ProjectContext, RequestContext } from '../common/request-context';
 import { DEFAULT_RETRY_POLICY } from '../common/types';
 import {
   clearDestinationSecret,
@@ -12,6 +12,7 @@ import {
   type RotateDestinationSecretInput,
   signingSecretSchema,
 } from './destination-secret.service';
+import { API_DESTINATION_TYPES, checkPlatformConfigured, destinationPlatforms, type DestinationPlatformView } from './destination-platforms';
 import { Destination } from './destination.entity';
 import { type DestinationView, toDestinationView } from './destination.view';
 
@@ -20,7 +21,6 @@ import { type DestinationView, toDestinationView } from './destination.view';
  * are made by the CLI's `listen` and cannot be created here, but they are
  * listed, updated and deleted like the others. The type is fixed at creation.
  */
-export const API_DESTINATION_TYPES = ['chat_b', 'chat_a', 'chat_c', 'webhook'] as const;
 
 function isHttpUrl(value: string): boolean {
   try {
@@ -165,6 +165,7 @@ export async function createDestination(ctx: ProjectContext, input: CreateDestin
   const generated = input.type === 'webhook' && input.signing_secret === undefined ? generateDestinationSecret() : null;
   applyFields(ctx, destination, generated ? { ...input, signing_secret: generated } : input);
   checkTypeRequirements(destination);
+  checkPlatformConfigured(destination, ctx.container.config);
   await ctx.em.flush();
   return toDestinationView(destination, generated);
 }
@@ -173,8 +174,15 @@ export async function updateDestination(ctx: ProjectContext, id: string, input: 
   const destination = await findDestination(ctx, id);
   applyFields(ctx, destination, input);
   checkTypeRequirements(destination);
+  // A paused destination sends nothing: pausing (or renaming while paused) one the server cannot deliver stays possible.
+  if (destination.isActive) checkPlatformConfigured(destination, ctx.container.config);
   await ctx.em.flush();
   return toDestinationView(destination);
+}
+
+/** What each destination type sends, and whether this server can send it (the forms disable what it cannot). */
+export function listDestinationPlatforms(ctx: RequestContext): DestinationPlatformView[] {
+  return destinationPlatforms(ctx.container.config);
 }
 
 /** Its links and delivery history go with it (foreign keys cascade). */

@@ -31,7 +31,13 @@ interface Route {
   userUrl: boolean;
 }
 
-const BASE_URL_VARIABLE = { chat_a: 'CHAT_A_API_BASE_URL', chat_b: 'CHAT_B_API_BASE_URL', chat_c: 'CHAT_C_API_BASE_URL' } as const;
+/** The setting each platform's bot-token sends read their API root from; webhook-URL sends need none. */
+export const BOT_API_SETTING = { chat_a: 'CHAT_A_API_BASE_URL', chat_b: 'CHAT_B_API_BASE_URL', chat_c: 'CHAT_C_API_BASE_URL' } as const;
+
+/** The platform's API root for bot-token sends, without a trailing slash; null when the server does not set it. */
+export function botApiBaseUrl(platform: ChatPlatform, config: Pick<Config, (typeof BOT_API_SETTING)[ChatPlatform]>): string | null {
+  return config[BOT_API_SETTING[platform]]?.replace(/\/+$/, '') || null;
+}
 
 /**
  * Where and how a chat message goes (docs/behaviour.md#chat-destinations). With a bot token and a
@@ -41,9 +47,8 @@ function route(args: ChatSendArgs, config: Config): Route | { error: string } {
   const { platform, message } = args;
   if (args.botToken) {
     if (!args.channelId) return { error: `a ${platform} destination with a bot token needs a channel_id` };
-    const variable = BASE_URL_VARIABLE[platform];
-    const base = config[variable]?.replace(/\/+$/, '');
-    if (!base) return { error: `${variable} is not set: a ${platform} destination with a bot token needs the platform's API base URL` };
+    const base = botApiBaseUrl(platform, config);
+    if (!base) return { error: `${BOT_API_SETTING[platform]} is not set: a ${platform} destination with a bot token needs the platform's API base URL` };
     const channel = encodeURIComponent(args.channelId);
     switch (platform) {
       case 'chat_a':

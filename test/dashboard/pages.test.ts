@@ -29,7 +29,8 @@ describeInBrowser('dashboard pages: templates, transforms, destinations, dead le
     receiver = await startReceiver();
     // The receiver fails until the test says otherwise.
     receiver.respond = () => ({ status: 500, body: 'receiver down' });
-    env = await startDashboardEnv();
+    // chat_b's bot-token sends are set up on this server, chat_a's and chat_c's are not.
+    env = await startDashboardEnv({ env: { CHAT_B_API_BASE_URL: 'http://127.0.0.1:9/chat-b' } });
     const session = await graphql(env.baseUrl, 'mutation ($i: SignupInput!) { signup(input: $i) { accessToken } }', { i: { email, password: PASSWORD, name: 'Olivia Owner' } });
     token = session.signup.accessToken;
     projectId = (await graphql(env.baseUrl, '{ projects { data { id } } }', {}, token)).projects.data[0].id;
@@ -114,6 +115,27 @@ describeInBrowser('dashboard pages: templates, transforms, destinations, dead le
     await nav(page, 'Destinations');
     await page.getByRole('button', { name: 'New destination' }).click();
     const form = page.getByRole('form', { name: 'New destination' });
+    // Types say what their receiver gets; one this server cannot send is offered disabled, naming the setting.
+    const type = form.getByRole('combobox', { name: 'Type', exact: true });
+    await form.getByTestId('platforms-unconfigured').getByText(/CHAT_C_API_BASE_URL, which this server does not set/).waitFor();
+    expect(await form.getByTestId('platforms-unconfigured').textContent()).toContain('chat_a bot-token sends need CHAT_A_API_BASE_URL');
+    expect(await form.getByTestId('platforms-unconfigured').textContent()).not.toContain('CHAT_B_API_BASE_URL');
+    const options = [];
+    for (const option of await type.locator('option').all()) options.push({ text: await option.textContent(), disabled: await option.isDisabled() });
+    expect(options).toEqual([
+      { text: expect.stringMatching(/^webhook — .*JSON/), disabled: false },
+      { text: expect.stringMatching(/^chat_a — .*blocks/), disabled: false },
+      { text: expect.stringMatching(/^chat_b — .*embed/), disabled: false },
+      { text: 'chat_c — chat platform C: an HTML message (needs CHAT_C_API_BASE_URL)', disabled: true },
+    ]);
+    // chat_a posts to a webhook URL here; its bot token needs the setting, so that field is off and says why.
+    await type.selectOption('chat_a');
+    expect(await form.getByLabel('Bot token').isDisabled()).toBe(true);
+    await form.getByText('chat_a bot-token sends need CHAT_A_API_BASE_URL, which this server does not set; webhook URLs work without it.').first().waitFor();
+    await env.screenshot('destination-platforms');
+    await type.selectOption('chat_b');
+    expect(await form.getByLabel('Bot token').isDisabled()).toBe(false);
+    await type.selectOption('webhook');
     await form.getByLabel('Name').fill('Flaky receiver');
     // A URL the browser accepts and the API does not (http(s) only).
     await form.getByLabel('Webhook URL').fill('ftp://example.com/hook');

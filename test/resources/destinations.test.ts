@@ -5,13 +5,15 @@ import { collectPages, expectNoSecrets, type ResourceEnv, SECRETS, startResource
 
 const WEBHOOK_URL = `https://receiver.example.test/${SECRETS.webhookPath}?token=x`;
 const CHAT_URL = `https://chat.example.test/${SECRETS.chatWebhookPath}`;
+/** Bot-token sends post to the platform's API root; this server has all three (the last describe has none). */
+const PLATFORM_ROOTS = { CHAT_A_API_BASE_URL: 'https://chat-a.example.test/api', CHAT_B_API_BASE_URL: 'https://chat-b.example.test/api', CHAT_C_API_BASE_URL: 'https://chat-c.example.test' };
 const FIELDS = 'id name type webhookHost hasWebhookUrl hasBotToken hasSigningSecret previousSecretExpiresAt guildId channelId retryPolicy { maxAttempts backoff } eventTypes isActive';
 
 describe('destinations over REST and GraphQL', () => {
   let env: ResourceEnv;
 
   beforeAll(async () => {
-    env = await startResourceEnv();
+    env = await startResourceEnv(PLATFORM_ROOTS);
   });
   afterAll(() => env.close());
 
@@ -232,5 +234,66 @@ describe('destinations over REST and GraphQL', () => {
     expect(() => expectNoSecrets([`{"x":"${SECRETS.botToken}"}`])).toThrow();
     expect(env.bodies.length).toBeGreaterThan(40);
     expectNoSecrets(env.bodies);
+  });
+});
+
+describe('destinations on a server without the chat platforms’ API roots', () => {
+  let env: ResourceEnv;
+
+  beforeAll(async () => {
+    env = await startResourceEnv({ CHAT_B_API_BASE_URL: PLATFORM_ROOTS.CHAT_B_API_BASE_URL });
+  });
+  afterAll(() => env.close());
+
+  it('refuses a bot-token destination of a platform it cannot send to, naming the setting, over REST and GraphQL alike', async () => {
+    for (const [body, setting] of [
+      [{ name: 'a-bot', type: 'chat_a', bot_token: SECRETS.botToken, channel_id: 'C123' }, 'CHAT_A_API_BASE_URL'],
+      [{ name: 'c-bot', type: 'chat_c', bot_token: SECRETS.botToken, channel_id: '@news' }, 'CHAT_C_API_BASE_URL'],
+      // With both, the bot token is what a send uses.
+      [{ name: 'a-both', type: 'chat_a', bot_token: SECRETS.botToken, channel_id: 'C1', webhook_url: CHAT_URL }, 'CHAT_A_API_BASE_URL'],
+    ] as const) {
+      const res = await env.call('POST', '/v1/destinations', { body });
+      expect({ name: body.name, status: res.status, code: res.body.error?.code, setting: res.body.error?.details?.setting }).toEqual({ name: body.name, status: 400, code: 'platform_not_configured', setting });
+      expect(res.body.error.message).toContain(setting);
+      expect(res.body.error.details.fields).toEqual([{ field: 'bot_token', message: expect.stringContaining(setting) }]);
+    }
+    const gql = await env.query('mutation { createDestination(input: { name: "c", type: "chat_c", botToken: "t", channelId: "@news" }) { id } }');
+    expect(gql.errors?.[0].extensions).toMatchObject({ code: 'platform_not_configured', status: 400, details: { setting: 'CHAT_C_API_BASE_URL' } });
+    expect(gql.errors?.[0].message).toContain('CHAT_C_API_BASE_URL');
+    // What needs no setting still works: webhook URLs, and the platform whose root is set.
+    expect((await env.call('POST', '/v1/destinations', { body: { name: 'a-hook', type: 'chat_a', webhook_url: CHAT_URL } })).status).toBe(201);
+    expect((await env.call('POST', '/v1/destinations', { body: { name: 'b-bot', type: 'chat_b', bot_token: SECRETS.botToken, channel_id: '1' } })).status).toBe(201);
+    expect((await env.call('GET', '/v1/destinations')).body.data.map((d: { name: string }) => d.name).sort()).toEqual(['a-hook', 'b-bot']);
+  });
+
+  it('refuses an update that would send through a missing root, and lets one that cannot send be paused', async () => {
+    const created = await env.call('POST', '/v1/destinations', { body: { name: 'Chat A', type: 'chat_a', webhook_url: CHAT_URL } });
+    const id = created.body.id;
+    const toBot = await env.call('PATCH', `/v1/destinations/${id}`, { body: { webhook_url: null, bot_token: SECRETS.botToken, channel_id: 'C1' } });
+    expect(toBot.status).toBe(400);
+    expect(toBot.body.error).toMatchObject({ code: 'platform_not_configured', details: { setting: 'CHAT_A_API_BASE_URL' } });
+    const gql = await env.query('mutation($id: ID!) { updateDestination(id: $id, input: { botToken: "t", channelId: "C1" }) { id } }', { id });
+    expect(gql.errors?.[0].extensions).toMatchObject({ code: 'platform_not_configured', details: { setting: 'CHAT_A_API_BASE_URL' } });
+    expect((await env.call('GET', `/v1/destinations/${id}`)).body).toMatchObject({ has_bot_token: false, has_webhook_url: true });
+    // Made while the server had the root (or by an older version): pausing it needs no root, resuming does.
+    const stale = await createDestination(env.api.container, env.em(), env.owner.project, { type: 'chat_c', botToken: SECRETS.botToken, channelId: '@news' });
+    expect((await env.call('PATCH', `/v1/destinations/${stale.id}`, { body: { is_active: false } })).status).toBe(200);
+    expect((await env.call('PATCH', `/v1/destinations/${stale.id}`, { body: { name: 'Paused C' } })).status).toBe(200);
+    const resumed = await env.call('PATCH', `/v1/destinations/${stale.id}`, { body: { is_active: true } });
+    expect(resumed.body.error).toMatchObject({ code: 'platform_not_configured', details: { setting: 'CHAT_C_API_BASE_URL' } });
+  });
+
+  it('lists which types this server can send, with the setting each needs (REST and GraphQL)', async () => {
+    const rest = await env.call('GET', '/v1/destination-platforms', { token: env.tokens.viewer });
+    expect(rest.status).toBe(200);
+    expect(rest.body.data).toEqual([
+      { type: 'webhook', description: expect.stringContaining('JSON'), available: true, configured: true, setting: null, reason: null },
+      { type: 'chat_a', description: expect.stringContaining('blocks'), available: true, configured: false, setting: 'CHAT_A_API_BASE_URL', reason: expect.stringContaining('CHAT_A_API_BASE_URL') },
+      { type: 'chat_b', description: expect.stringContaining('embed'), available: true, configured: true, setting: 'CHAT_B_API_BASE_URL', reason: null },
+      { type: 'chat_c', description: expect.stringContaining('HTML'), available: false, configured: false, setting: 'CHAT_C_API_BASE_URL', reason: expect.stringContaining('CHAT_C_API_BASE_URL') },
+    ]);
+    const gql = await env.query('{ destinationPlatforms { type description available configured setting reason } }');
+    expect(gql.data.destinationPlatforms).toEqual(rest.body.data);
+    expect((await env.call('GET', '/v1/destination-platforms', { token: '' })).status).toBe(401);
   });
 });

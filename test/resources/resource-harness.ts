@@ -36,8 +36,9 @@ export interface ResourceEnv {
   close(): Promise<void>;
 }
 
-export async function startResourceEnv(): Promise<ResourceEnv> {
-  const api = await startTestApi();
+/** `overrides`: settings of the API under test (e.g. the chat platforms' API roots). */
+export async function startResourceEnv(overrides: Record<string, string> = {}): Promise<ResourceEnv> {
+  const api = await startTestApi(overrides);
   const em = api.container.orm.em.fork();
   const owner = await createWorkspace(em);
   const stranger = await createWorkspace(em);

@@ -1,5 +1,6 @@
 /**
  * What the neutral provider tokens stand for (the project keeps brand names off the wire), shown beside each token, and how each endpoint provider signs a request.
+ * Destination types describe the message they send instead (the API's destinationPlatforms).
  */
 export const PROVIDER_DESCRIPTIONS: Record<string, string> = {
   codehost_a: 'code host A (signs with X-Hub-Signature-256)',
@@ -11,8 +12,6 @@ export const PROVIDER_DESCRIPTIONS: Record<string, string> = {
   tracker_a: 'issue tracker A (JWT bearer token)',
   tracker_b: 'issue tracker B (hex HMAC signature)',
   payments_a: 'payments provider A (timestamped signature)',
-  webhook: 'any HTTP endpoint (signed JSON POST)',
-  cli: 'a `relay listen` session',
 };
 
 /** `token — what it stands for`, for selects and labels. */

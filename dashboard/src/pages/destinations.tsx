@@ -1,11 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import type { CombinedError } from '@urql/core';
-import { gql } from 'urql';
+import { gql, useQuery } from 'urql';
 import { Link, useLocation, useParams } from 'wouter';
 import { Can, ConfirmButton, EmptyState, ErrorMessage, Field, type Health, HEALTH_FIELDS, HealthBadge, HealthCard, p95, Page, Pager, DeliveryBadge, SecretOnce, successRate, Table, Time, useCursorPager } from '../components';
 import { useProjectMutation, useProjectQuery } from '../lib/hooks';
 import { useCan } from '../lib/session';
-import { providerLabel } from '../lib/providers';
 import { BulkActionPanel } from './bulk-action';
 
 /** Destinations: list, create, edit, delete, and the webhook signing secret (rotate with overlap, cut over, clear). */
@@ -32,6 +31,24 @@ interface Destination {
   circuit: { state: string; consecutiveFailures: number; nextProbeAt: string | null; lastError: string | null };
   health: Health;
   linkedEndpoints?: { id: string; name: string }[];
+}
+
+/** A destination type as this server offers it (src/destinations/destination-platforms.ts). */
+interface Platform {
+  type: (typeof TYPES)[number];
+  description: string;
+  available: boolean;
+  configured: boolean;
+  setting: string | null;
+  reason: string | null;
+}
+
+const PLATFORMS = gql`query DestinationPlatforms { destinationPlatforms { type description available configured setting reason } }`;
+
+/** What each type sends and whether this server can send it: the forms disable what it cannot, saying why. */
+function usePlatforms(): Platform[] {
+  const [{ data }] = useQuery<{ destinationPlatforms: Platform[] }>({ query: PLATFORMS });
+  return data?.destinationPlatforms ?? [];
 }
 
 const FIELDS = `id name type webhookHost hasWebhookUrl hasBotToken hasSigningSecret previousSecretExpiresAt guildId channelId
@@ -161,6 +178,10 @@ function toInput(f: FormState, creating: boolean): Record<string, unknown> {
 
 function DestinationFields({ form, set, error, creating }: { form: FormState; set: (patch: Partial<FormState>) => void; error: CombinedError | undefined; creating: boolean }) {
   const chat = form.type !== 'webhook';
+  const platforms = usePlatforms();
+  const platform = platforms.find((p) => p.type === form.type);
+  const unconfigured = platforms.filter((p) => !p.configured);
+  const botTokenOff = !!platform && !platform.configured;
   return (
     <>
       <Field label="Name" field="name" error={error}>
@@ -169,13 +190,21 @@ function DestinationFields({ form, set, error, creating }: { form: FormState; se
       {creating && (
         <Field label="Type" field="type" error={error}>
           <select value={form.type} onChange={(e) => set({ type: e.target.value as FormState['type'] })}>
-            {TYPES.map((t) => (
-              <option key={t} value={t}>
-                {providerLabel(t)}
-              </option>
-            ))}
+            {TYPES.map((t) => {
+              const p = platforms.find((x) => x.type === t);
+              return (
+                <option key={t} value={t} disabled={p && !p.available}>
+                  {p ? `${t} — ${p.description}${p.available ? '' : ` (needs ${p.setting})`}` : t}
+                </option>
+              );
+            })}
           </select>
         </Field>
+      )}
+      {creating && unconfigured.length > 0 && (
+        <p className="hint" data-testid="platforms-unconfigured">
+          Not configured on this server: {unconfigured.map((p) => p.reason).join(' ')} The operator sets these.
+        </p>
       )}
       {form.type !== 'chat_c' && (
         <Field label="Webhook URL" field="webhookUrl" error={error} hint={creating ? 'Stored encrypted; only its host is shown afterwards.' : 'Leave blank to keep the current URL.'}>
@@ -191,8 +220,13 @@ function DestinationFields({ form, set, error, creating }: { form: FormState; se
         </Field>
       )}
       {chat && (
-        <Field label="Bot token" field="botToken" error={error} hint={creating ? 'Optional for chat_a/chat_b (then give a channel).' : 'Leave blank to keep the current token.'}>
-          <input type="password" autoComplete="off" value={form.botToken} onChange={(e) => set({ botToken: e.target.value })} />
+        <Field
+          label="Bot token"
+          field="botToken"
+          error={error}
+          hint={botTokenOff ? platform.reason : creating ? 'Optional for chat_a/chat_b (then give a channel).' : 'Leave blank to keep the current token.'}
+        >
+          <input type="password" autoComplete="off" value={form.botToken} disabled={botTokenOff} onChange={(e) => set({ botToken: e.target.value })} />
         </Field>
       )}
       {chat && (
@@ -370,6 +404,7 @@ function EditDestination({ destination: d, onSaved }: { destination: Destination
   });
   const [state, update] = useProjectMutation(UPDATE);
   const [saved, setSaved] = useState(false);
+  const platform = usePlatforms().find((p) => p.type === d.type);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setSaved(false);
@@ -387,6 +422,11 @@ function EditDestination({ destination: d, onSaved }: { destination: Destination
       <div className="muted">
         {d.type} · {target(d)} {d.hasBotToken && '· bot token set'}
       </div>
+      {d.isActive && d.hasBotToken && platform && !platform.configured && (
+        <div className="error" role="alert">
+          Cannot send: {platform.reason} Pause it{d.type === 'chat_c' ? '' : ', give it a webhook URL instead'}, or ask the operator to set {platform.setting}.
+        </div>
+      )}
       {d.type !== 'cli' && <DestinationFields form={form} set={(p) => setForm((f) => ({ ...f, ...p }))} error={state.error} creating={false} />}
       <ErrorMessage error={state.error} fields={['name', 'webhookUrl', 'botToken', 'channelId', 'guildId', 'eventTypes', 'retryPolicy']} />
       <div className="row">
