@@ -4,6 +4,7 @@ import type { AppContainer } from '../app/container';
 import { NOTIFY } from '../common/notify-channels';
 import { type DeliveryToStart, startDeliveryWorkflow } from '../temporal/delivery-workflows';
 import { inEventTrace } from '../telemetry/tracing';
+import { fanOutIsolated } from './fan-out';
 
 /**
  * The outbox between ingress and Temporal, and the fair dispatcher
@@ -11,7 +12,8 @@ import { inEventTrace } from '../telemetry/tracing';
  * Ingress commits events with `dispatched_at = NULL` and a NOTIFY. A pass then:
  * 1. fans out: claims undispatched events in arrival order (`FOR UPDATE SKIP
  *    LOCKED`, so any number of processes can run it), creates their Delivery
- *    rows and sets `dispatched_at`, in ONE statement;
+ *    rows and sets `dispatched_at`, in ONE statement (src/deliveries/fan-out.ts;
+ *    a batch that fails on its data is fanned out event by event);
  * 2. claims deliveries to start FAIRLY: round-robin over destinations, oldest
  *    first within each, at most `perDestinationWindow` started-but-unattempted
  *    deliveries per destination, `perProjectWindow` per project and `maxUnattempted` in all; claiming marks
@@ -49,67 +51,8 @@ export interface DispatcherOptions {
 const uuidArray = (ids: readonly string[]) => `{${ids.join(',')}}`;
 const knexOf = (deps: DispatcherDeps): Knex => deps.orm.em.getConnection().getKnex();
 
-/** A UUIDv7 computed by PostgreSQL (16+ has no uuidv7()): 48-bit millisecond time, version and variant bits, random rest. */
-const SQL_UUIDV7 = `encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) placing
-  substring(int8send(floor(extract(epoch from clock_timestamp()) * 1000)::bigint) from 3) from 1 for 6), 52, 1), 53, 1), 'hex')::uuid`;
-
 /** A started delivery unattempted for longer than this (its workflow lost, its worker gone) no longer holds the window. */
 const UNATTEMPTED_WINDOW_SECONDS = 300;
-
-/**
- * Claims up to `batchSize` undispatched events, writes each one's search row
- * (`event_search`: the payload as jsonb and the full-text words, computed here
- * rather than on the ingress INSERT) and, for a `received` event, creates one
- * delivery per linked, active destination whose `event_types` is empty or holds
- * the event's type (blocked destinations leave no record), marking the events
- * dispatched: ONE statement, so one round trip and one atomic commit. Fair
- * between sources: each endpoint with waiting events (a skip scan of
- * events_undispatched_endpoint_idx) offers its oldest, interleaved (every
- * source's first, then every second…), so a 10,000-event backlog of one source
- * does not hold another's next event behind twenty passes; arrival order holds per source.
- */
-export async function fanOutEvents(knex: Knex, batchSize: number): Promise<{ events: number; deliveries: number }> {
-  const { rows } = await knex.raw(
-    `with recursive sources as (
-       (select endpoint_id from events where dispatched_at is null order by endpoint_id limit 1)
-       union all
-       select (select e.endpoint_id from events e
-                where e.dispatched_at is null and e.endpoint_id > sources.endpoint_id
-                order by e.endpoint_id limit 1)
-         from sources where sources.endpoint_id is not null
-     ), offered as (
-       select c.id, c.endpoint_id, c.project_id, c.event_type, c.status, row_number() over (partition by c.endpoint_id order by c.id) as turn
-         from sources
-        cross join lateral (
-          select id, endpoint_id, project_id, event_type, status from events
-           where endpoint_id = sources.endpoint_id and dispatched_at is null
-           order by id limit ? for update skip locked) c
-        where sources.endpoint_id is not null
-     ), claimed as (
-       select id, endpoint_id, project_id, event_type, status from offered order by turn, id limit ?
-     ), marked as (
-       update events set dispatched_at = now() from claimed where events.id = claimed.id returning events.id
-     ), searchable as (
-       insert into event_search (event_id, doc, words)
-       select e.id, relay_event_payload_jsonb(e.payload), relay_event_search_vector(e.payload, e.headers)
-         from claimed c join events e on e.id = c.id
-       on conflict (event_id) do nothing
-     ), targets as (
-       select c.id as event_id, c.endpoint_id, c.project_id, t.id as destination_id
-         from claimed c
-         join endpoint_destinations l on l.endpoint_id = c.endpoint_id and c.status = 'received'
-         join destinations t on t.id = l.destination_id and t.is_active
-              and (t.event_types = '[]'::jsonb or t.event_types @> to_jsonb(c.event_type))
-     ), created as (
-       insert into deliveries (id, event_id, destination_id, endpoint_id, project_id)
-       select ${SQL_UUIDV7}, event_id, destination_id, endpoint_id, project_id from targets order by event_id, destination_id
-       returning id
-     )
-     select (select count(*) from marked)::int as events, (select count(*) from created)::int as deliveries`,
-    [batchSize, batchSize],
-  );
-  return { events: rows[0].events, deliveries: rows[0].deliveries };
-}
 
 /**
  * Claims up to `batchSize` unstarted deliveries to start, fairly: each
@@ -357,7 +300,7 @@ export class DeliveryDispatcher {
   private async pass(): Promise<void> {
     const knex = knexOf(this.deps);
     for (;;) {
-      const { events } = await fanOutEvents(knex, this.opts.batchSize);
+      const events = await fanOutIsolated(knex, this.opts.batchSize, this.deps.log);
       const claimed = await this.claimAndStart(knex);
       if (this.stopped || (events < this.opts.batchSize && claimed < this.opts.batchSize)) break;
     }

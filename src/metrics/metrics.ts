@@ -117,3 +117,17 @@ export const workflowTaskStall = new Gauge({
   help: '1 while workflow tasks have waited on the task queue for a minute and this worker has completed none meanwhile.',
   registers: [metricsRegistry],
 });
+
+/** docs/delivery.md "One event cannot stop the others". */
+export const eventsQuarantined = new Counter({
+  name: 'relay_events_quarantined_total',
+  help: 'Events the outbox could not fan out even alone, set aside undelivered with their reason, by the SQLSTATE of the failure.',
+  labelNames: ['sqlstate'] as const,
+  registers: [metricsRegistry],
+});
+
+export const eventsSearchDegraded = new Counter({
+  name: 'relay_events_search_degraded_total',
+  help: 'Events fanned out with a partial search row because their payload overflows search (no jsonb form, words of the first 256 KiB).',
+  registers: [metricsRegistry],
+});

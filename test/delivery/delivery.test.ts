@@ -1,6 +1,6 @@
 import { createDeliveryActivities } from '../../activities/delivery.activities';
 import { uuidv7 } from '../../src/common/ids';
-import { fanOutEvents } from '../../src/deliveries/delivery-dispatcher';
+import { fanOutEvents } from '../../src/deliveries/fan-out';
 import { cancelDelivery, listDeadLetters, replayDeadLetters, replayEvent } from '../../src/deliveries/delivery-operations.service';
 import { listAttempts, listAttemptsQuery } from '../../src/deliveries/delivery-query.service';
 import { deliveryWorkflowId, startDeliveryWorkflow } from '../../src/temporal/delivery-workflows';

@@ -1,5 +1,6 @@
 import http from 'node:http';
-import { DeliveryDispatcher, fanOutEvents } from '../../src/deliveries/delivery-dispatcher';
+import { DeliveryDispatcher } from '../../src/deliveries/delivery-dispatcher';
+import { fanOutEvents } from '../../src/deliveries/fan-out';
 import { metricsRegistry } from '../../src/metrics/metrics';
 import { startRelayWorker } from '../../src/worker/worker';
 import { insertEvent } from '../support/factories';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppContainer } from '../../src/app/container';
 import { uuidv7 } from '../../src/common/ids';
-import { fanOutEvents } from '../../src/deliveries/delivery-dispatcher';
+import { fanOutEvents } from '../../src/deliveries/fan-out';
 import { NOTIFY } from '../../src/common/notify-channels';
 import type { DestinationType, Plan, Role } from '../../src/common/types';
 import { Destination } from '../../src/destinations/destination.entity';
@@ -91,7 +91,7 @@ export async function linkEndpoint(
 export async function insertEvent(
   container: AppContainer,
   endpoint: WebhookEndpoint,
-  fields: { payload?: unknown; eventType?: string; headers?: Record<string, string>; status?: 'received' | 'filtered' } = {},
+  fields: { payload?: unknown; payloadText?: string; eventType?: string; headers?: Record<string, string>; status?: 'received' | 'filtered' } = {},
 ): Promise<string> {
   const id = uuidv7();
   await container.orm.em.getConnection().getKnex().transaction(async (trx) => {
@@ -102,7 +102,7 @@ export async function insertEvent(
       [
         id,
         fields.eventType ?? '',
-        JSON.stringify(fields.payload ?? { hello: 'world' }),
+        fields.payloadText ?? JSON.stringify(fields.payload ?? { hello: 'world' }),
         JSON.stringify(fields.headers ?? { 'content-type': 'application/json' }),
         fields.status ?? 'received',
         endpoint.id,

@@ -13,7 +13,7 @@ const DELIVERY_FIELDS = `
 const EVENT = gql`
   query Event($projectId: ID, $id: ID!) {
     event(projectId: $projectId, id: $id) {
-      id eventType status createdAt headers payload sourceIp idempotencyKey ${EVENT_OUTCOME_FIELDS}
+      id eventType status createdAt headers payload sourceIp idempotencyKey quarantinedAt quarantineReason ${EVENT_OUTCOME_FIELDS}
       endpoint { id name slug }
       deliveries { ${DELIVERY_FIELDS} }
     }
@@ -44,6 +44,8 @@ interface EventDetail extends EventOutcomeFields {
   payload: unknown;
   sourceIp: string | null;
   idempotencyKey: string | null;
+  quarantinedAt: string | null;
+  quarantineReason: string | null;
   endpoint: { id: string; name: string; slug: string } | null;
   deliveries: Delivery[];
 }
@@ -81,6 +83,20 @@ export function EventPage() {
       }
     >
       <ErrorMessage error={replaying.error ?? canceled.error ?? dlq.error ?? forced.error} />
+      {event.quarantinedAt && (
+        <div className="card" data-testid="quarantine">
+          <div className="row">
+            <OutcomeBadge outcome="quarantined" />
+            <span className="muted">
+              <Time value={event.quarantinedAt} />
+            </span>
+          </div>
+          <p>
+            The relay could not process this event, even on its own, and set it aside: it is kept, and not delivered unless you replay it. Reason:{' '}
+            <span className="mono">{event.quarantineReason}</span>
+          </p>
+        </div>
+      )}
       <div className="card event-summary">
         <p className="row" data-testid="event-outcome">
           <OutcomeBadge outcome={event.outcome} /> <ResponseFrom event={event} />
@@ -109,9 +125,11 @@ export function EventPage() {
       </div>
       <h2>Deliveries</h2>
       {event.deliveries.length === 0 && (
-        <EmptyState title={event.outcome === 'filtered' ? 'Filtered: not delivered' : 'No deliveries'}>
+        <EmptyState title={event.outcome === 'filtered' ? 'Filtered: not delivered' : event.quarantinedAt ? 'Quarantined: not delivered' : 'No deliveries'}>
           {event.outcome === 'filtered' ? (
             "The endpoint's filters dropped this event."
+          ) : event.quarantinedAt ? (
+            'Replay the event to deliver it to the destinations linked now.'
           ) : event.endpoint ? (
             <>
               <Link href={`/endpoints/${event.endpoint.id}`}>Link a destination to {event.endpoint.name}</Link> to deliver its events.
