@@ -3,6 +3,7 @@ import type { AppContainer } from './container';
 import { type ApiServer, startApiServer } from '../http/server';
 import { startRelayWorker } from '../worker/worker';
 import { DeliveryDispatcher } from '../deliveries/delivery-dispatcher';
+import { OperationalEventPublisher } from '../operational-events/operational-event-publisher';
 import { closeHttpAgents } from '../sending/http-client';
 import { ensureRetentionSchedule } from '../retention/retention-schedule';
 import { trackDeliveryBacklog } from '../deliveries/delivery-backlog';
@@ -59,5 +60,9 @@ export async function startWorkerProcess(container: AppContainer, taskQueue?: st
     new Client({ connection: worker.worker.connection!, namespace: container.config.TEMPORAL_NAMESPACE, interceptors: tracingClientInterceptors() }),
   );
   container.onClose('dispatcher', () => dispatcher.stop());
+  // Needs only PostgreSQL: operational events become events on the system sources, which the dispatcher fans out.
+  const publisher = new OperationalEventPublisher(container);
+  await publisher.start();
+  container.onClose('operational events', () => publisher.stop());
   await ensureRetentionSchedule(container.temporal, taskQueue ?? container.config.TEMPORAL_TASK_QUEUE, container.log);
 }
