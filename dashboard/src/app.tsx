@@ -65,6 +65,10 @@ function Shell() {
             {r.nav!.label}
           </Link>
         ))}
+        {/* Served by the API itself (Swagger UI over /v1/openapi.json), so a full page load, not a client route. */}
+        <a href="/docs" className="sidenav-docs">
+          API reference
+        </a>
       </nav>
       <main className="content">
         <Switch>

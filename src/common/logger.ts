@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { formatLogLine } from './log-format';
+import pretty, { type PrettyOptions } from 'pino-pretty';
 
 export type Logger = pino.Logger;
 
@@ -51,14 +51,30 @@ function serializeError(err: unknown): unknown {
 }
 
 /**
+ * How a person at a terminal reads the logs (pino-pretty): one line per entry, `12:04:31.207 INFO: message`
+ * then the other fields as JSON; an error's fields and stack follow on their own lines. pino's own
+ * fields (pid, hostname, name) are left out.
+ */
+export function prettyLogOptions(colour: boolean): PrettyOptions {
+  return {
+    colorize: colour,
+    singleLine: true,
+    ignore: 'pid,hostname,name',
+    translateTime: 'SYS:HH:MM:ss.l',
+    // The time as is, without pino-pretty's brackets.
+    customPrettifiers: { time: (time) => String(time) },
+  };
+}
+
+/**
  * Readable lines when stdout is a terminal, JSON lines otherwise (a file, a pipe, a log collector);
  * LOG_FORMAT=json or LOG_FORMAT=pretty chooses either way. Colour unless NO_COLOR is set.
  */
 function defaultDestination(env: NodeJS.ProcessEnv = process.env): pino.DestinationStream | undefined {
-  const pretty = env.LOG_FORMAT ? env.LOG_FORMAT === 'pretty' : process.stdout.isTTY === true;
-  if (!pretty) return undefined;
-  const colour = process.stdout.isTTY === true && !env.NO_COLOR;
-  return { write: (line: string) => process.stdout.write(formatLogLine(line, { colour })) };
+  const wantsPretty = env.LOG_FORMAT ? env.LOG_FORMAT === 'pretty' : process.stdout.isTTY === true;
+  if (!wantsPretty) return undefined;
+  // Written synchronously, like pino's own stdout: nothing is lost when the process exits.
+  return pretty({ ...prettyLogOptions(process.stdout.isTTY === true && !env.NO_COLOR), destination: 1, sync: true });
 }
 
 export function createLogger(level: string = process.env.LOG_LEVEL ?? 'info', name = 'relay', destination = defaultDestination()): Logger {

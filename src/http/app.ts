@@ -7,11 +7,12 @@ import { ingressRoutes } from '../ingress/ingress.routes';
 import { metricsRoutes } from '../metrics/metrics.routes';
 import type { ManagementRateLimiter } from '../rate-limit/management-rate-limit';
 import { clientAddress } from './client-address';
+import { apiDocsRouter } from './api-docs';
 import { dashboardDir, dashboardMiddleware } from './dashboard';
 import { errorMiddleware } from './error-middleware';
 import { v1Router } from './v1';
 
-/** The Koa app: ingress (`/hooks/:slug`), the `/v1` REST facade, `/graphql`, health, the dashboard at `/`. */
+/** The Koa app: ingress (`/hooks/:slug`), the `/v1` REST facade, `/graphql`, health, the API reference at `/docs`, the dashboard at `/`. */
 export function createHttpApp(container: AppContainer, rateLimiter: ManagementRateLimiter, graphql: Middleware): Koa {
   const hops = container.config.RELAY_TRUST_PROXY;
   // X-Forwarded-* only from the proxies the operator declared; `ctx.ip` is the one client address everything uses.
@@ -27,7 +28,7 @@ export function createHttpApp(container: AppContainer, rateLimiter: ManagementRa
   app.use(dashboardMiddleware(dashboardDir(container.config.RELAY_DASHBOARD_DIR)));
   app.use(rateLimiter.middleware);
 
-  const routers = [ingressRoutes(container), healthRoutes(container), metricsRoutes(), v1Router(container)];
+  const routers = [ingressRoutes(container), healthRoutes(container), metricsRoutes(), v1Router(container), apiDocsRouter()];
   for (const router of routers) app.use(router.routes()).use(router.allowedMethods());
   app.use(graphql);
   return app;

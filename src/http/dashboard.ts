@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Middleware } from 'koa';
 
 /** Paths the API owns: the dashboard never answers for them, not even its index.html fallback. */
-const API_PREFIXES = ['/v1', '/graphql', '/hooks', '/healthz', '/readyz', '/metrics'];
+const API_PREFIXES = ['/v1', '/graphql', '/hooks', '/healthz', '/readyz', '/metrics', '/docs'];
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

@@ -250,7 +250,7 @@ function DestinationFields({ form, set, error, creating }: { form: FormState; se
           <input value={form.backoff} onChange={(e) => set({ backoff: e.target.value })} placeholder="10, 60, 300" />
         </Field>
       </div>
-      <Field label="Max concurrency" field="maxConcurrency" error={error} hint="Attempts in flight at once (1–1000); blank: the service default.">
+      <Field label="Max concurrency" field="maxConcurrency" error={error} hint="Requests in flight at once (1–1000; blank: the service default, 10). Above 1, events can arrive out of order; 1 keeps their order, with fewer deliveries per second.">
         <input type="number" min={1} max={1000} value={form.maxConcurrency} onChange={(e) => set({ maxConcurrency: e.target.value })} placeholder="default" />
       </Field>
     </>

@@ -229,7 +229,7 @@ function isUnauthenticated(res: { status: number; body: GraphQLBody<unknown> }):
   return res.status === 401 || (res.body.errors ?? []).some((e) => e.extensions?.status === 401);
 }
 
-function networkCause(err: unknown): string {
+export function networkCause(err: unknown): string {
   const cause = (err as { cause?: { code?: string; message?: string } }).cause;
   if (cause?.code) return cause.code;
   if ((err as Error).name === 'TimeoutError') return 'timed out after 30 s';

@@ -1,4 +1,5 @@
 import { ApiClient, ApiError, keyLabel, SESSION_FIELDS, type SessionPayload, storedSession } from './api-client';
+import { restClient, unwrap } from './api/rest-client';
 import { CliError, EXIT, notLoggedIn } from './cli-errors';
 import { type ConfigStore, profileStore, resolveApiUrl } from './config-store';
 import { pkcePair, startLoopback } from './oauth-loopback';
@@ -123,6 +124,7 @@ export async function whoami(opts: { apiUrl?: string; profile?: string }, store 
   }
   if (!config?.access_token) throw notLoggedIn();
   const apiUrl = resolveApiUrl(opts.apiUrl, config);
-  const { me } = await new ApiClient(apiUrl, store).request<{ me: { email: string; name: string | null } }>('query { me { email name } }');
+  const client = new ApiClient(apiUrl, store);
+  const me = unwrap(await restClient(apiUrl, (o) => client.accessToken(o)).GET('/v1/me'));
   process.stdout.write(`${me.email}${me.name ? ` (${me.name})` : ''} at ${apiUrl}${profileNote(store)}\n`);
 }
