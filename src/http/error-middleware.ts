@@ -13,9 +13,14 @@ export function errorMiddleware(log: Logger) {
       if (ctx.status >= 400 && ctx.body == null) throw emptyAnswerError(ctx);
     } catch (err) {
       const appError = toAppError(err);
-      if (appError.status >= 500) log.error({ err, requestId: ctx.state.requestId, path: ctx.path }, 'request failed');
+      const body = appError.toBody();
+      if (appError.status >= 500) {
+        log.error({ err, requestId: ctx.state.requestId, path: ctx.path }, 'request failed');
+        // The id the log line carries (also the X-Request-Id header), so that a report can be matched to it.
+        body.error.details = { ...body.error.details, request_id: ctx.state.requestId };
+      }
       ctx.status = appError.status;
-      ctx.body = appError.toBody();
+      ctx.body = body;
       for (const [name, value] of Object.entries(appError.headers ?? {})) ctx.set(name, value);
     }
   };

@@ -3673,7 +3673,7 @@ export interface operations {
                 created_after?: string;
                 /** @description Exclusive upper bound of created_at */
                 created_before?: string;
-                /** @description A JSON object or array (URL-encoded) the payload contains, as PostgreSQL jsonb `@>`: `{"repository":{"name":"relay"}}` matches every payload holding that nested value */
+                /** @description A JSON object or array (URL-encoded) the payload contains, as PostgreSQL jsonb `@>`: `{"repository":{"name":"relay"}}` matches every payload holding that nested value. Numbers compare by their exact decimal value (`1e2` matches `100`; `12345678901234567891` only itself) */
                 contains?: string;
                 /** @description Text found, case-insensitively, in the payload (as stored, JSON escapes included) or in a header value, starting at the start of a word (`hook` finds `GitHub-Hookshot`, `ookshot` does not) */
                 q?: string & (unknown & unknown);
