@@ -12,8 +12,12 @@ import { installAttemptTimer } from './attempt-timing';
 import { startWorkerWatchdog } from './worker-watchdog';
 
 const WORKFLOWS_PATH = require.resolve('../../workflows');
-/** Written by `npm run build` (`relay bundle-workflows`); used in production so start-up does not bundle. */
+/**
+ * Beside the compiled tree (dist/current/workflow-bundle.js: scripts/build-service.js writes both at once, so they
+ * always match), so a compiled worker starts without bundling; the TypeScript sources (tests) bundle at start-up.
+ */
 export const WORKFLOW_BUNDLE_PATH = path.resolve(__dirname, '..', '..', 'workflow-bundle.js');
+const RUNNING_COMPILED = __filename.endsWith('.js');
 
 export async function bundleWorkflows(outFile = WORKFLOW_BUNDLE_PATH): Promise<string> {
   const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH });
@@ -79,7 +83,7 @@ export async function startRelayWorker(container: AppContainer, opts: { taskQueu
   const connection = await connectTemporalWorker(temporalSettings(config));
   // Tracing adds the OpenTelemetry workflow interceptors, which the prebuilt bundle does not hold: bundle at start-up then.
   const plugins = tracingWorkerPlugins();
-  const prebuilt = config.NODE_ENV === 'production' && fs.existsSync(WORKFLOW_BUNDLE_PATH) && plugins.length === 0;
+  const prebuilt = RUNNING_COMPILED && fs.existsSync(WORKFLOW_BUNDLE_PATH) && plugins.length === 0;
   const worker = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
