@@ -5,7 +5,7 @@ import { NOTIFY } from '../common/notify-channels';
 import type { AttemptContext } from '../deliveries/attempt-store';
 import { answerToResult, failureToResult } from '../sending/http-client';
 import { notSent, type SendResult } from '../sending/send-result';
-import { deliveryHeaders } from '../sending/webhook.sender';
+import { deliveryHeaders, type OutboundSigning } from '../sending/webhook.sender';
 import { evaluateConditions } from '../conditions/conditions';
 import { CLI_STALE_AFTER_MS, FILTERED_BY_SESSION } from './cli-limits';
 import { forwardNotice } from './cli-forward-notice';
@@ -25,7 +25,7 @@ export interface CliForwardRequest {
   ctx: AttemptContext;
   /** The payload after the transform; null when no transform applied (the event's original text is forwarded). */
   transformed: { payload: unknown } | null;
-  signing: { secret: string; previousSecret?: string | null } | null;
+  signing: OutboundSigning | null;
   /** One attempt's time limit; the wait adds the session's delay. */
   timeoutMs: number;
 }

@@ -4,6 +4,7 @@ import { NOTIFY } from '../common/notify-channels';
 import { stringifyJson } from '../common/raw-json';
 import type { AttemptStatus, Condition, DeliveryStatus, DestinationType, RetryPolicy, RoutingRule } from '../common/types';
 import type { SendResult } from '../sending/send-result';
+import type { SignatureScheme } from '../sending/signature';
 
 /**
  * The SQL of one delivery attempt: what the attempt activity reads (one
@@ -68,6 +69,7 @@ export interface AttemptContext {
     guildId: string | null;
     channelId: string | null;
     retryPolicy: RetryPolicy;
+    signatureScheme: SignatureScheme;
     signingSecretEnc: string | null;
     previousSigningSecretEnc: string | null;
     previousSecretExpiresAt: Date | null;
@@ -110,7 +112,7 @@ export async function loadAttemptContext(knex: Knex, deliveryId: string, attempt
             e.event_type, e.payload, e.payload::text as payload_text, e.headers, e.created_at as received_at,
             ep.slug as endpoint_slug, p.header_prefix,
             t.type, t.webhook_url_enc, t.bot_token_enc, t.guild_id, t.channel_id, t.retry_policy,
-            t.signing_secret_enc, t.previous_signing_secret_enc, t.previous_secret_expires_at, t.cli_session,
+            t.signature_scheme, t.signing_secret_enc, t.previous_signing_secret_enc, t.previous_secret_expires_at, t.cli_session,
             l.id as link_id, l.template_id, l.transform_id, l.routing_rules,
             a.status as attempt_status, a.next_retry_at as attempt_next_retry_at,
             ${admission} as admission
@@ -149,6 +151,7 @@ export async function loadAttemptContext(knex: Knex, deliveryId: string, attempt
       guildId: r.guild_id,
       channelId: r.channel_id,
       retryPolicy: r.retry_policy,
+      signatureScheme: r.signature_scheme,
       signingSecretEnc: r.signing_secret_enc,
       previousSigningSecretEnc: r.previous_signing_secret_enc,
       previousSecretExpiresAt: r.previous_secret_expires_at ? new Date(r.previous_secret_expires_at) : null,

@@ -11,7 +11,8 @@ import { gql, tokenFor } from '../support/api';
 import { createEndpoint, createWorkspace } from '../support/factories';
 import { hubSignature, postHook } from '../support/ingress-helpers';
 import { eventually } from '../support/live-client';
-import { type Listener, listen, presenceRows, report, startSession } from './tunnel-client';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import { type Listener, listen, presenceRows, report, START_SESSION, startSession } from './tunnel-client';
 
 /**
  * The server side of `relay listen` in one process (API + worker + outbox
@@ -101,6 +102,25 @@ describe('the listen tunnel', () => {
     expect(forward.body).toBe(body);
     expect(forward.headers[`${prefix}-Signature`]).toBe(signOutbound(secret, timestamp, body));
     await report(server.url, token, { forwardId: forward.id, statusCode: 200, latencyMs: 1 });
+  });
+
+  it('signs forwards in the Standard Webhooks scheme when the session asks for it (the secret --print-secret shows verifies them)', async () => {
+    const started = await gql(server.url, START_SESSION.replace('delayMs }', 'delayMs signingSecret signatureScheme }'), { input: { machine: 'standard', signatureScheme: 'standard' } }, { token });
+    const session = started.data.startCliSession;
+    expect(session).toMatchObject({ signatureScheme: 'standard', signingSecret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/) });
+    listener = await listen(server.url, token, container(), session.destination.id);
+    const body = '{"standard" : [1, 2,3], "é": true}';
+    await ingest(body);
+    const forward = await listener.next();
+    expect(forward.body).toBe(body);
+    expect(forward.headers['webhook-id']).toBe(forward.deliveryId);
+    expect(new Webhook(session.signingSecret).verify(forward.body, forward.headers)).toEqual(JSON.parse(body));
+    expect(() => new Webhook(session.signingSecret).verify(`${body} `, forward.headers)).toThrow(WebhookVerificationError);
+    expect(forward.headers[`X-${scene.project.headerPrefix}-Signature`]).toBeUndefined();
+    await report(server.url, token, { forwardId: forward.id, statusCode: 200, latencyMs: 1 });
+    // Kept across sessions, with its secret, until changed.
+    const again = await gql(server.url, START_SESSION.replace('delayMs }', 'delayMs signingSecret signatureScheme }'), { input: { machine: 'standard' } }, { token });
+    expect(again.data.startCliSession).toMatchObject({ signatureScheme: 'standard', signingSecret: session.signingSecret });
   });
 
   it('skips the delivery when no CLI is connected (not a failure, not a dead letter), and forwards nothing', async () => {

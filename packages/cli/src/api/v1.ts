@@ -1386,6 +1386,11 @@ export interface components {
             bot_token?: string;
             /** @description Webhook only. Absent: a secret is generated and shown once in the answer; null: deliveries are not signed. */
             signing_secret?: string | null;
+            /**
+             * @description Webhook only. service (default): X-{prefix}-Signature; standard: Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature)
+             * @enum {string}
+             */
+            signature_scheme?: "service" | "standard";
             guild_id?: string | null;
             channel_id?: string | null;
             retry_policy?: {
@@ -1398,15 +1403,15 @@ export interface components {
         } | ({
             /** @constant */
             type?: "chat_b";
-        } & ((unknown | unknown) & unknown)) | ({
+        } & ((unknown | unknown) & unknown & unknown)) | ({
             /** @constant */
             type?: "chat_a";
-        } & ((unknown | unknown) & unknown)) | ({
+        } & ((unknown | unknown) & unknown & unknown)) | ({
             /** @constant */
             type?: "chat_c";
         } & (unknown & {
             channel_id: unknown;
-        } & unknown & unknown)) | ({
+        } & unknown & unknown & unknown)) | ({
             /** @constant */
             type?: "webhook";
         } & (unknown & unknown));
@@ -1415,6 +1420,11 @@ export interface components {
             webhook_url?: (string & unknown) | null;
             bot_token?: string | null;
             signing_secret?: string | null;
+            /**
+             * @description Webhook only. service (default): X-{prefix}-Signature; standard: Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature)
+             * @enum {string}
+             */
+            signature_scheme?: "service" | "standard";
             guild_id?: string | null;
             channel_id?: string | null;
             retry_policy?: {
@@ -2006,6 +2016,11 @@ export interface components {
             /** @description Shown once, in the answer that generated it; null otherwise */
             signing_secret: string | null;
             has_signing_secret: boolean;
+            /**
+             * @description service: X-{prefix}-Timestamp and X-{prefix}-Signature; standard: Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature)
+             * @enum {string}
+             */
+            signature_scheme: "service" | "standard";
             /** @description While set, deliveries also carry the previous-secret signature */
             previous_secret_expires_at: string | null;
             guild_id: string | null;
