@@ -3,6 +3,7 @@ import type { AppContainer } from './container';
 import { type ApiServer, startApiServer } from '../http/server';
 import { WorkerSupervisor } from '../worker/worker-supervisor';
 import { DeliveryDispatcher } from '../deliveries/delivery-dispatcher';
+import { OperationalEventPublisher } from '../operational-events/operational-event-publisher';
 import { closeHttpAgents } from '../sending/http-client';
 import { ensureRetentionSchedule } from '../retention/retention-schedule';
 import { trackDeliveryBacklog } from '../deliveries/delivery-backlog';
@@ -73,4 +74,8 @@ export async function startWorkerProcess(container: AppContainer, taskQueue?: st
   // The dispatcher stops before the worker whose connection its eager starts use (closers run last first).
   container.onClose('temporal worker', () => supervisor.stop());
   container.onClose('dispatcher', () => dispatcher.stop());
+  // Needs only PostgreSQL: operational events become events on the system sources, which the dispatcher fans out.
+  const publisher = new OperationalEventPublisher(container);
+  await publisher.start();
+  container.onClose('operational events', () => publisher.stop());
 }

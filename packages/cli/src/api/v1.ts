@@ -1921,8 +1921,10 @@ export interface components {
             project_id: string;
             name: string;
             slug: string;
-            /** @description POST webhooks here */
-            ingress_url: string;
+            /** @description POST webhooks here; null for the system source */
+            ingress_url: string | null;
+            /** @description The project's system source: the service emits its operational events on it; it receives no HTTP requests */
+            system: boolean;
             /** @description Shown once, in the answer that generated it; null otherwise */
             signing_secret: string | null;
             has_signing_secret: boolean;
