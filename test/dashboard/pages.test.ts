@@ -193,7 +193,7 @@ describeInBrowser('dashboard pages: templates, transforms, destinations, dead le
 
     receiver.respond = () => ({ status: 200, body: 'ok' });
     await nav(page, 'Dead letters');
-    const row = page.getByRole('table').getByRole('row').filter({ hasText: 'failed' }).first();
+    const row = page.getByRole('table').getByRole('row').filter({ has: page.locator('[data-outcome=dead_lettered]') }).first();
     await row.waitFor();
     await env.screenshot('dead-letters-replay');
     await row.getByRole('button', { name: 'Replay' }).click();
@@ -201,7 +201,7 @@ describeInBrowser('dashboard pages: templates, transforms, destinations, dead le
     await page.goto(`/events/${eventId}`);
     await page.getByTestId('status-code').filter({ hasText: '200' }).waitFor({ timeout: 30_000 });
     // The replayed dead letter no longer offers a replay that the API would refuse (not_dead_lettered).
-    await page.getByText('dead-lettered, replayed').waitFor();
+    await page.getByTestId('delivery').filter({ hasText: 'replayed' }).locator('[data-outcome=dead_lettered]').waitFor();
     expect(await page.getByRole('button', { name: 'Replay from DLQ' }).count()).toBe(0);
   });
 

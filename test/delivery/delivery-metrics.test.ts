@@ -65,7 +65,7 @@ describe('delivery metrics (real PostgreSQL, Temporal server and worker)', () =>
       after = await scrape();
     }
     const moved = (name: string, labels: Record<string, string>) => series(after, name, labels) - series(before, name, labels);
-    expect(moved('relay_delivery_attempts_total', { ...webhook, outcome: 'success' })).toBe(1);
+    expect(moved('relay_delivery_attempts_total', { ...webhook, outcome: 'delivered' })).toBe(1);
     expect(moved('relay_delivery_attempts_total', { ...webhook, outcome: 'retrying' })).toBe(3);
     expect(moved('relay_delivery_attempts_total', { ...webhook, outcome: 'failed' })).toBe(1);
     expect(moved('relay_delivery_send_seconds_count', webhook)).toBe(5);
