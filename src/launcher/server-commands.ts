@@ -190,8 +190,9 @@ export async function api(): Promise<void> {
   await assertPortsFree([{ setting: 'PORT', port: cfg.PORT, host: cfg.HOST, what: 'the HTTP API' }]);
   const log = createLogger(cfg.LOG_LEVEL);
   let container: AppContainer | undefined;
+  // Loaded before the signal handlers: a stop signal never waits for a long synchronous load.
+  const { createContainer, startApiProcess } = service();
   await runUntilSignal(log, ['api'], async () => container?.close(), async () => {
-    const { createContainer, startApiProcess } = service();
     container = await createContainer(cfg, log);
     const server = await startApiProcess(container);
     log.info({ url: server.url }, 'API listening');
@@ -202,9 +203,9 @@ export async function worker(): Promise<void> {
   const cfg = config();
   const log = createLogger(cfg.LOG_LEVEL);
   let container: AppContainer | undefined;
+  const { createContainer, startWorkerProcess } = service();
   await runUntilSignal(log, ['worker'], async () => container?.close(), async () => {
     log.info({ taskQueue: cfg.TEMPORAL_TASK_QUEUE }, 'worker starting');
-    const { createContainer, startWorkerProcess } = service();
     container = await createContainer(withWorkerPoolFloor(cfg), log);
     await startWorkerProcess(container);
     log.info({ taskQueue: cfg.TEMPORAL_TASK_QUEUE }, 'worker running');
