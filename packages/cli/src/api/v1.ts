@@ -3385,6 +3385,7 @@ export interface operations {
                 code?: string;
                 error?: string;
                 error_description?: string;
+                iss?: string;
             };
             header?: never;
             path: {
