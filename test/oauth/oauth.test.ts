@@ -202,7 +202,7 @@ describe('OAuth sign-in and connections against a local OAuth 2 server', () => {
       const endpoint = await em.findOneOrFail(WebhookEndpoint, res.body.endpoint.id);
       expect(endpoint).toMatchObject({ isIntegration: true, provider: 'codehost_a' });
       expect(endpoint.oauthConnection?.id).toBe(row.id);
-      expect(env.container.secrets.open(endpoint.signingSecretEnc)).toBe(res.body.endpoint.signing_secret);
+      expect(env.container.secrets.open(endpoint.signingSecretEnc!)).toBe(res.body.endpoint.signing_secret);
 
       const again = await connect({ provider: 'codehost_a', create_endpoint: true });
       expect(again.body.connection.id).toBe(res.body.connection.id);
