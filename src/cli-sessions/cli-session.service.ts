@@ -116,7 +116,8 @@ async function resolveSources(ctx: ProjectContext, slugs: string[] | null): Prom
     if (missing) throw new NotFoundError('Endpoint', missing);
     return found;
   }
-  const all = await ctx.em.find(WebhookEndpoint, { project: ctx.project.id, isActive: true }, { orderBy: { slug: 'asc' } });
+  // The system source only when named: `listen` without sources forwards webhooks, not operational events.
+  const all = await ctx.em.find(WebhookEndpoint, { project: ctx.project.id, isActive: true, isSystem: false }, { orderBy: { slug: 'asc' } });
   if (all.length === 0) throw new ValidationError('No sources found: this project has no active endpoints; create one first.', undefined, 'no_sources');
   return all;
 }

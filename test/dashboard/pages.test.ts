@@ -194,7 +194,7 @@ describeInBrowser('dashboard pages: templates, transforms, destinations, dead le
 
     receiver.respond = () => ({ status: 200, body: 'ok' });
     await nav(page, 'Dead letters');
-    const row = page.getByRole('table').getByRole('row').filter({ hasText: 'failed' }).first();
+    const row = page.getByRole('table').getByRole('row').filter({ has: page.locator('[data-outcome=dead_lettered]') }).first();
     await row.waitFor();
     await env.screenshot('dead-letters-replay');
     await row.getByRole('button', { name: 'Replay' }).click();
@@ -202,7 +202,7 @@ describeInBrowser('dashboard pages: templates, transforms, destinations, dead le
     await page.goto(`/events/${eventId}`);
     await page.getByTestId('status-code').filter({ hasText: '200' }).waitFor({ timeout: 30_000 });
     // The replayed dead letter no longer offers a replay that the API would refuse (not_dead_lettered).
-    await page.getByText('dead-lettered, replayed').waitFor();
+    await page.getByTestId('delivery').filter({ hasText: 'replayed' }).locator('[data-outcome=dead_lettered]').waitFor();
     expect(await page.getByRole('button', { name: 'Replay from DLQ' }).count()).toBe(0);
   });
 
@@ -210,9 +210,10 @@ describeInBrowser('dashboard pages: templates, transforms, destinations, dead le
     const { page } = env;
     await nav(page, 'Metrics');
     await page.getByLabel('Totals').getByText('Events received').waitFor();
-    // Events, deliveries, success rate and latency: four uPlot canvases. Two Test events were sent so far.
+    // Events, deliveries, success rate and latency: four uPlot canvases. Two Test events were sent so far, and the
+    // dead letter above made one operational event on the project's system source (docs/operational-events.md).
     await page.locator('[data-testid=chart] canvas').nth(3).waitFor();
-    expect(Number(await page.locator('.tile', { hasText: 'Events received' }).locator('.tile-value').textContent())).toBe(2);
+    expect(Number(await page.locator('.tile', { hasText: 'Events received' }).locator('.tile-value').textContent())).toBe(3);
     await page.getByRole('table', { name: 'Latency per destination' }).getByText('Flaky receiver').waitFor();
     await env.screenshot('metrics');
     await page.getByRole('button', { name: 'Week' }).click();

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import type { CombinedError } from '@urql/core';
 import { gql, useQuery } from 'urql';
 import { Link, useLocation, useParams } from 'wouter';
-import { Can, ConfirmButton, EmptyState, ErrorMessage, Field, type Health, HEALTH_FIELDS, HealthBadge, HealthCard, p95, Page, Pager, SecretOnce, StatusBadge, successRate, Table, Time, useCursorPager } from '../components';
+import { Can, ConfirmButton, EmptyState, ErrorMessage, Field, type Health, HEALTH_FIELDS, HealthBadge, HealthCard, p95, Page, Pager, DeliveryBadge, SecretOnce, successRate, Table, Time, useCursorPager } from '../components';
 import { useProjectMutation, useProjectQuery } from '../lib/hooks';
 import { useCan } from '../lib/session';
 import { BulkActionPanel } from './bulk-action';
@@ -72,7 +72,7 @@ const LIST = gql`query Destinations($projectId: ID, $cursor: String) {
   destinations(projectId: $projectId, cursor: $cursor, limit: 50) { data { ${FIELDS} } nextCursor } }`;
 const ONE = gql`query Destination($projectId: ID, $id: ID!) {
   destination(projectId: $projectId, id: $id) { ${FIELDS} linkedEndpoints { id name } }
-  deliveries(projectId: $projectId, destinationId: $id, limit: 10) { data { id eventId status attemptCount createdAt } } }`;
+  deliveries(projectId: $projectId, destinationId: $id, limit: 10) { data { id eventId status deadLetteredAt attemptCount createdAt } } }`;
 const CREATE = gql`mutation CreateDestination($projectId: ID, $input: DestinationInput!) {
   createDestination(projectId: $projectId, input: $input) { id name signingSecret signatureScheme } }`;
 const UPDATE = gql`mutation UpdateDestination($projectId: ID, $id: ID!, $input: DestinationInput!) {
@@ -372,7 +372,7 @@ export function DestinationPage() {
         empty={<p className="muted">No deliveries yet.</p>}
         columns={[
           { header: 'Created', cell: (r) => <Link href={`/events/${r.eventId}`}><Time value={r.createdAt} /></Link> },
-          { header: 'Status', cell: (r) => <StatusBadge status={r.status} /> },
+          { header: 'Outcome', cell: (r) => <DeliveryBadge status={r.status} deadLettered={r.deadLetteredAt !== null} /> },
           { header: 'Attempts', cell: (r) => r.attemptCount, className: 'num' },
           { header: 'Event id', cell: (r) => r.eventId, className: 'mono hide-narrow' },
         ]}
@@ -385,6 +385,7 @@ interface RecentDelivery {
   id: string;
   eventId: string;
   status: string;
+  deadLetteredAt: string | null;
   attemptCount: number;
   createdAt: string;
 }
