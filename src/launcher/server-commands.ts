@@ -16,6 +16,7 @@ import { type NeededPort, assertPortsFree } from './ports';
 import { LaunchRecord } from './leftovers';
 import { startTemporalDevServer } from './temporal';
 import { ensureTemporalCli } from './temporal-cli';
+import { retryUntilUp } from '../common/backoff';
 import { serviceConfig as config } from './service-config';
 
 /**
@@ -29,6 +30,7 @@ function service() {
     ...(require('../app/processes') as typeof import('../app/processes')),
     ...(require('../db/orm') as typeof import('../db/orm')),
     ...(require('../worker/worker') as typeof import('../worker/worker')),
+    ...(require('../worker/worker-supervisor') as typeof import('../worker/worker-supervisor')),
     ...(require('../temporal/client') as typeof import('../temporal/client')),
     ...(require('../temporal/ensure-search-attributes') as typeof import('../temporal/ensure-search-attributes')),
   };
@@ -203,12 +205,13 @@ export async function worker(): Promise<void> {
   const cfg = config();
   const log = createLogger(cfg.LOG_LEVEL);
   let container: AppContainer | undefined;
-  const { createContainer, startWorkerProcess } = service();
+  const { createContainer, startWorkerProcess, workerStateOf } = service();
   await runUntilSignal(log, ['worker'], async () => container?.close(), async () => {
     log.info({ taskQueue: cfg.TEMPORAL_TASK_QUEUE }, 'worker starting');
-    container = await createContainer(withWorkerPoolFloor(cfg), log);
+    // PostgreSQL away at start is waited out like Temporal (docs/delivery.md "When Temporal or PostgreSQL is away").
+    container = await retryUntilUp(log, 'PostgreSQL', () => createContainer(withWorkerPoolFloor(cfg), log), (err) => err instanceof ConfigError);
     await startWorkerProcess(container);
-    log.info({ taskQueue: cfg.TEMPORAL_TASK_QUEUE }, 'worker running');
+    if (workerStateOf(container) === 'running') log.info({ taskQueue: cfg.TEMPORAL_TASK_QUEUE }, 'worker running');
   });
 }
 

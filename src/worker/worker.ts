@@ -26,13 +26,16 @@ export async function bundleWorkflows(outFile = WORKFLOW_BUNDLE_PATH): Promise<s
   return outFile;
 }
 
-/** Opens the pool's floor now (the pool only keeps what it has): the first burst of attempts finds warm connections. */
+/**
+ * Opens the pool's floor now (the pool only keeps what it has): the first burst of attempts finds warm
+ * connections. Only a head start: with PostgreSQL away the pool opens its connections when it is back.
+ */
 async function openPoolFloor(container: AppContainer): Promise<void> {
   const { client } = container.orm.em.getConnection().getKnex();
   const floor = databasePoolMin(container.config);
   // Held together, so each is a connection of its own; released to the pool, which keeps them (its min).
-  const connections = await Promise.all(Array.from({ length: floor }, () => client.acquireConnection()));
-  await Promise.all(connections.map((connection) => client.releaseConnection(connection)));
+  const connections = await Promise.allSettled(Array.from({ length: floor }, () => client.acquireConnection()));
+  await Promise.all(connections.flatMap((c) => (c.status === 'fulfilled' ? [client.releaseConnection(c.value)] : [])));
 }
 
 export interface RelayWorker {
@@ -85,6 +88,10 @@ export async function startRelayWorker(container: AppContainer, opts: { taskQueu
     maxConcurrentWorkflowTaskExecutions: config.RELAY_WORKER_MAX_WORKFLOW_TASKS,
     maxCachedWorkflows: 2000,
     plugins,
+  }).catch(async (err) => {
+    // Not kept: the supervisor (worker-supervisor.ts) connects anew on its next try.
+    await connection.close();
+    throw err;
   });
   await openPoolFloor(container);
   const run = worker.run();
