@@ -1,46 +1,29 @@
 #!/usr/bin/env node
 'use strict';
-// The compiled tree from `npm run build` (dist/) when it is up to date: no source file or
-// folder changed after it was built (NODE_ENV=production: whenever it exists). Otherwise the
-// TypeScript sources run directly through @swc-node/register, so a fresh clone needs no build
-// step and an edited checkout never runs stale output. docs/cli.md has the figures.
+// `relay` in a checkout runs the compiled service, dist/current (docs/install.md "Compiled starts"): built once, on the
+// first start after a source changed (scripts/build-service.js: @swc/core, a few seconds, one process at a time), never
+// transpiled at each start. NODE_ENV=production runs the build as it is (`npm run build` made it; the image has no
+// compiler). `relay bench` runs bench/ from its TypeScript sources (benches reach into test/, which is not built).
 const path = require('node:path');
-const fs = require('node:fs');
 
 const root = path.join(__dirname, '..');
-const compiled = path.join(root, 'dist', 'src', 'launcher', 'relay.js');
-const SOURCES = ['src', 'workflows', 'activities', 'migrations', 'bench', 'packages/cli/src'];
 
-/** Whether anything under `dir` (a .ts file, or the folder itself: an added or deleted file) is newer than `builtAt`. */
-function changedSince(dir, builtAt) {
-  let entries;
-  try {
-    if (fs.statSync(dir).mtimeMs > builtAt) return true;
-    entries = fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return false;
-  }
-  for (const entry of entries) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory() ? changedSince(full, builtAt) : entry.name.endsWith('.ts') && fs.statSync(full).mtimeMs > builtAt) return true;
-  }
-  return false;
-}
-
-function compiledIsCurrent() {
-  let builtAt;
-  try {
-    builtAt = fs.statSync(compiled).mtimeMs;
-  } catch {
-    return false;
-  }
-  return process.env.NODE_ENV === 'production' || !SOURCES.some((dir) => changedSince(path.join(root, dir), builtAt));
-}
-
-if (process.argv[2] !== 'bench' && compiledIsCurrent()) {
-  require(compiled);
-} else {
+if (process.argv[2] === 'bench') {
   process.env.SWC_NODE_PROJECT = path.join(root, 'tsconfig.runtime.json');
   require('@swc-node/register');
   require(path.join(root, 'src', 'launcher', 'relay.ts'));
+} else {
+  const build = require('../scripts/build-service.js');
+  const entry = path.join(build.CURRENT, 'src', 'launcher', 'relay.js');
+  if (process.env.NODE_ENV === 'production' && build.builtFrom() !== null) {
+    require(entry);
+  } else {
+    build.ensureBuilt().then(
+      () => require(entry),
+      (err) => {
+        process.stderr.write(`relay: could not build the service into dist/: ${err.message}\n`);
+        process.exit(1);
+      },
+    );
+  }
 }

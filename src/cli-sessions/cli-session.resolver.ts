@@ -10,6 +10,7 @@ import { DestinationType } from '../destinations/destination.resolver';
 import { EndpointType } from '../endpoints/endpoint.resolver';
 import type { GraphQLContext } from '../graphql/context';
 import { Scoped } from '../graphql/scoped';
+import type { SignatureScheme } from '../sending/signature';
 import { authorizeSubscription } from '../subscriptions/subscription-access';
 import {
   authorizeCliForwards,
@@ -67,6 +68,8 @@ class CliSessionType implements CliSessionView {
   filters!: CliFilterType[];
   @Field({ description: 'Every forward carries the webhook signature headers made with this secret; created once per `cli` destination and kept across sessions (`relay listen --print-secret`).' })
   signingSecret!: string;
+  @Field(() => String, { description: 'service (X-{prefix}-Signature) or standard (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature); kept across sessions until changed.' })
+  signatureScheme!: SignatureScheme;
 }
 
 @ObjectType('CliForward', { description: 'One event for the CLI to POST to its local port; answer with reportCliForward.' })
@@ -95,6 +98,8 @@ class StartCliSessionInput {
   @Field(() => [String], { nullable: true, description: 'Only these event types (`--event-type a,b`); empty: every type.' }) eventTypes?: string[] | null;
   @Field(() => [CliFilterInput], { nullable: true, description: '`--filter`s: all must match (field, operator, value as in filter groups).' })
   filters?: CliFilterInput[] | null;
+  @Field(() => String, { nullable: true, description: '`--signature-scheme`: service or standard (Standard Webhooks); absent keeps the destination’s.' })
+  signatureScheme?: string | null;
 }
 
 @InputType({ description: 'Absent leaves a setting unchanged; an explicit null clears transformName or templateName.' })
@@ -106,6 +111,8 @@ class UpdateCliSessionInput {
   @Field(() => [String], { nullable: true, description: 'Only these event types (`--event-type a,b`); empty: every type.' }) eventTypes?: string[] | null;
   @Field(() => [CliFilterInput], { nullable: true, description: '`--filter`s: all must match (field, operator, value as in filter groups).' })
   filters?: CliFilterInput[] | null;
+  @Field(() => String, { nullable: true, description: '`--signature-scheme`: service or standard (Standard Webhooks); absent keeps the destination’s.' })
+  signatureScheme?: string | null;
 }
 
 @InputType()

@@ -2,18 +2,19 @@ import { z } from 'zod';
 import type { Condition } from '../common/types';
 import { ForbiddenError, NotFoundError, UnauthenticatedError, ValidationError } from '../common/errors';
 import { isUuid } from '../common/ids';
-import { randomToken } from '../common/secret-box';
 import type { ProjectContext } from '../common/request-context';
 import { DEFAULT_RETRY_POLICY } from '../common/types';
 import { replayEventToDestination } from '../deliveries/delivery-operations.service';
 import { signalCliAnswer } from '../temporal/delivery-workflows';
 import type { Delivery } from '../deliveries/delivery.entity';
+import { applySigning, generateDestinationSecret } from '../destinations/destination-secret.service';
 import { Destination } from '../destinations/destination.entity';
 import { type DestinationView, toDestinationView } from '../destinations/destination.view';
 import { WebhookEndpoint } from '../endpoints/endpoint.entity';
 import { type EndpointView, toEndpointView } from '../endpoints/endpoint.view';
 import { conditionSchema } from '../filters/condition.schema';
 import { EndpointDestination } from '../links/endpoint-destination.entity';
+import { SIGNATURE_SCHEMES, type SignatureScheme } from '../sending/signature';
 import { createLink, deleteLink, updateLink } from '../links/link.service';
 import { MessageTemplate } from '../templates/message-template.entity';
 import { Transform } from '../transforms/transform.entity';
@@ -55,10 +56,10 @@ export interface CliSessionView {
   filters: Condition[];
   /** What every forward is signed with (the webhook signature headers): made with the destination, kept across sessions. */
   signingSecret: string;
+  /** The scheme forwards are signed in (the destination's `signature_scheme`), kept across sessions until changed. */
+  signatureScheme: SignatureScheme;
 }
 
-/** A `cli` destination's signing secret: 32 random bytes, `whsec_`-prefixed so it is recognisable in a `.env` file. */
-export const newCliSigningSecret = () => `whsec_${randomToken(32)}`;
 
 const name = z.string().trim().min(1).max(200);
 const sourceSlugs = z.array(z.string().trim().min(1).max(100)).max(100);
@@ -74,6 +75,8 @@ export const updateCliSessionInput = z.object({
   eventTypes: z.array(z.string().trim().min(1).max(200)).max(50).nullish(),
   // `--filter '<field> <op> <value>'`: the filter conditions, checked as filter groups' are.
   filters: z.array(conditionSchema).max(20).nullish(),
+  // `--signature-scheme`: kept on the destination, like its secret, until changed.
+  signatureScheme: z.enum(SIGNATURE_SCHEMES, { message: 'must be service or standard' }).nullish(),
 });
 export type UpdateCliSessionInput = z.infer<typeof updateCliSessionInput>;
 
@@ -113,7 +116,8 @@ async function resolveSources(ctx: ProjectContext, slugs: string[] | null): Prom
     if (missing) throw new NotFoundError('Endpoint', missing);
     return found;
   }
-  const all = await ctx.em.find(WebhookEndpoint, { project: ctx.project.id, isActive: true }, { orderBy: { slug: 'asc' } });
+  // The system source only when named: `listen` without sources forwards webhooks, not operational events.
+  const all = await ctx.em.find(WebhookEndpoint, { project: ctx.project.id, isActive: true, isSystem: false }, { orderBy: { slug: 'asc' } });
   if (all.length === 0) throw new ValidationError('No sources found: this project has no active endpoints; create one first.', undefined, 'no_sources');
   return all;
 }
@@ -141,6 +145,7 @@ async function saveSession(
   sources: WebhookEndpoint[],
   settings: CliSessionSettings,
   eventTypes: string[],
+  signatureScheme: SignatureScheme | null | undefined,
 ): Promise<Destination> {
   const fields = {
     transform_id: await idByName(ctx, Transform, 'Transform', settings.transformName),
@@ -156,8 +161,10 @@ async function saveSession(
     saved.cliSession = { ...settings };
     saved.eventTypes = [...new Set(eventTypes)];
     saved.isActive = true;
-    // Once per destination (also for one made before secrets existed); rotating it is the destinations API's business.
-    if (!saved.signingSecretEnc) saved.signingSecretEnc = ctx.container.secrets.seal(newCliSigningSecret());
+    // A scheme the current secret cannot sign in replaces it (applySigning); otherwise the secret is made once per
+    // destination (also for one made before secrets existed), and rotating it is the destinations API's business.
+    if (signatureScheme) applySigning(ctx.container.secrets, saved, { signature_scheme: signatureScheme }, false);
+    if (!saved.signingSecretEnc) saved.signingSecretEnc = ctx.container.secrets.seal(generateDestinationSecret());
     await em.flush();
     const linked = await em.find(EndpointDestination, { destination: saved.id });
     for (const link of linked) {
@@ -181,6 +188,7 @@ function toView(ctx: ProjectContext, destination: Destination, sources: WebhookE
     eventTypes: [...destination.eventTypes],
     filters: s.filters ?? [],
     signingSecret: ctx.container.secrets.open(destination.signingSecretEnc!),
+    signatureScheme: destination.signatureScheme,
   };
 }
 
@@ -198,7 +206,7 @@ export async function startCliSession(ctx: ProjectContext, input: StartCliSessio
     filters: input.filters ?? [],
   };
   const existing = await ctx.em.findOne(Destination, { project: ctx.project.id, type: 'cli', name: destinationName(owner, input.machine, slugs) }, { orderBy: { id: 'asc' } });
-  const destination = await saveSession(ctx, existing?.id ?? null, sources, settings, input.eventTypes ?? []);
+  const destination = await saveSession(ctx, existing?.id ?? null, sources, settings, input.eventTypes ?? [], input.signatureScheme);
   return toView(ctx, destination, sources, settings);
 }
 
@@ -235,7 +243,7 @@ export async function updateCliSession(ctx: ProjectContext, destinationId: strin
   const sources = await resolveSources(ctx, slugs);
   const eventTypes = input.eventTypes ?? destination.eventTypes;
   // The name follows the sources (saveSession), so that the next `listen` with the same arguments finds this destination again.
-  return toView(ctx, await saveSession(ctx, destination.id, sources, settings, eventTypes), sources, settings);
+  return toView(ctx, await saveSession(ctx, destination.id, sources, settings, eventTypes, input.signatureScheme), sources, settings);
 }
 
 /**

@@ -5,6 +5,7 @@ import { isUuid } from '../common/ids';
 import type { ProjectContext } from '../common/request-context';
 import { hmacHex } from '../common/secret-box';
 import { WebhookEndpoint } from '../endpoints/endpoint.entity';
+import { endpointSigningSecret } from '../endpoints/system-endpoint';
 import { ingressFor } from '../ingress/ingress.service';
 
 /**
@@ -58,6 +59,7 @@ export async function triggerEvent(ctx: ProjectContext, input: TriggerEventInput
     ? await ctx.em.findOne(WebhookEndpoint, { project: ctx.project.id, slug: input.source })
     : await ctx.em.findOne(WebhookEndpoint, { project: ctx.project.id, id: resent!.endpointId });
   if (!endpoint) throw new NotFoundError('Endpoint', input.source ?? resent!.endpointId);
+  const secret = endpointSigningSecret(endpoint, ctx.container.secrets, 'be sent a triggered event');
   if (!endpoint.isActive) throw new ConflictError(`The source ${endpoint.slug} is inactive: activate it to receive events.`, { field: 'is_active' }, 'endpoint_inactive');
 
   const sample = input.body == null && !resent;
@@ -72,7 +74,7 @@ export async function triggerEvent(ctx: ProjectContext, input: TriggerEventInput
   headers['x-idempotency-key'] = input.headers?.['x-idempotency-key'] ?? input.headers?.['X-Idempotency-Key'] ?? `trigger_${randomUUID()}`;
   const raw = Buffer.from(body, 'utf8');
   if (raw.length === 0) throw new ValidationError('The payload is empty: give a JSON body.', { field: 'body' });
-  headers['x-hub-signature-256'] = `sha256=${hmacHex(ctx.container.secrets.open(endpoint.signingSecretEnc), raw)}`;
+  headers['x-hub-signature-256'] = `sha256=${hmacHex(secret, raw)}`;
   const { ingress, ready } = ingressFor(ctx.container);
   await ready;
   return ingress.receiveBuffered({ slug: endpoint.slug, headers, raw, sourceIp: ctx.clientIp ?? null });

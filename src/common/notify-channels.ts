@@ -22,4 +22,6 @@ export const NOTIFY = {
    * it fits: src/cli-sessions/cli-forward-notice.ts); the API process holding its subscription pushes it.
    */
   cliForwards: 'relay_cli_forwards',
+  /** An operational occurrence was written (payload empty; sent by relay_emit_operational in SQL): wakes the publisher (src/operational-events). */
+  operationalOccurrences: 'relay_operational',
 } as const;

@@ -121,6 +121,10 @@ export const settingsSchema = z.object({
   RELAY_CIRCUIT_FAILURE_THRESHOLD: setting(int(1, 1000).default(5), "connection errors or timeouts in a row that open a destination's circuit"),
   RELAY_CIRCUIT_COOLDOWN_SECONDS: setting(int(1, 86_400).default(30), 'first cool-down of an open circuit, doubled after a failed probe'),
   RELAY_CIRCUIT_MAX_COOLDOWN_SECONDS: setting(int(1, 86_400).default(300), 'longest cool-down of an open circuit'),
+  RELAY_OPERATIONAL_EVENT_WINDOW_SECONDS: setting(
+    int(0, 86_400).default(60),
+    'operational events (docs/operational-events.md): at most one per destination and kind in this many seconds, the rest counted into one; 0: no coalescing',
+  ),
   /** Worker slots: local activities (attempts: mostly waiting on receivers, so many) and workflow tasks (CPU). */
   RELAY_WORKER_MAX_ATTEMPTS: setting(int(1, 100_000).default(2000), "a worker's attempt slots (mostly waiting on receivers)"),
   RELAY_WORKER_MAX_WORKFLOW_TASKS: setting(int(1, 10_000).default(200), "a worker's workflow-task slots (CPU)"),

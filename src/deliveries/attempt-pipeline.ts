@@ -7,6 +7,7 @@ import { destinationSigningSecrets } from '../destinations/destination-secret.se
 import { TemplateRenderError } from '../formatting/errors';
 import { buildTemplateMeta, type FormattedDelivery, formatDelivery } from '../formatting/format-delivery';
 import { isChatPlatform } from '../formatting/index';
+import { defaultOperationalTemplate } from '../operational-events/default-templates';
 import { selectRoute } from '../routing/select-route';
 import { sendChatMessage } from '../sending/chat.sender';
 import type { PlatformCooldowns } from '../sending/platform-cooldowns';
@@ -60,6 +61,8 @@ export async function sendAttempt(ctx: AttemptContext, deps: PipelineDeps): Prom
     formatted = await formatDelivery({
       destinationType: destination.type,
       ...route,
+      // An operational event with no template of the user's gets its readable built-in one (chat types only use it).
+      templateConfig: route.templateConfig ?? (ctx.system ? defaultOperationalTemplate(ctx.eventType) : null),
       payload: ctx.payload,
       meta: buildTemplateMeta({ ...ctx, destinationId: destination.id }),
     });

@@ -4,6 +4,7 @@ import { NOTIFY } from '../common/notify-channels';
 import { stringifyJson } from '../common/raw-json';
 import type { AttemptStatus, Condition, DeliveryStatus, DestinationType, RetryPolicy, RoutingRule } from '../common/types';
 import type { SendResult } from '../sending/send-result';
+import type { SignatureScheme } from '../sending/signature';
 
 /**
  * The SQL of one delivery attempt: what the attempt activity reads (one
@@ -60,6 +61,8 @@ export interface AttemptContext {
   payloadText: string;
   headers: Record<string, string>;
   receivedAt: Date;
+  /** The event is an operational event (its endpoint is the project's system source): its failures emit nothing. */
+  system: boolean;
   destination: {
     id: string;
     type: DestinationType;
@@ -68,6 +71,7 @@ export interface AttemptContext {
     guildId: string | null;
     channelId: string | null;
     retryPolicy: RetryPolicy;
+    signatureScheme: SignatureScheme;
     signingSecretEnc: string | null;
     previousSigningSecretEnc: string | null;
     previousSecretExpiresAt: Date | null;
@@ -108,9 +112,9 @@ export async function loadAttemptContext(knex: Knex, deliveryId: string, attempt
   const { rows } = await knex.raw(
     `select d.id, d.status, d.created_at as delivery_created_at, d.event_id, d.destination_id, d.endpoint_id, d.project_id,
             e.event_type, e.payload, e.payload::text as payload_text, e.headers, e.created_at as received_at,
-            ep.slug as endpoint_slug, p.header_prefix,
+            ep.slug as endpoint_slug, ep.is_system, p.header_prefix,
             t.type, t.webhook_url_enc, t.bot_token_enc, t.guild_id, t.channel_id, t.retry_policy,
-            t.signing_secret_enc, t.previous_signing_secret_enc, t.previous_secret_expires_at, t.cli_session,
+            t.signature_scheme, t.signing_secret_enc, t.previous_signing_secret_enc, t.previous_secret_expires_at, t.cli_session,
             l.id as link_id, l.template_id, l.transform_id, l.routing_rules,
             a.status as attempt_status, a.next_retry_at as attempt_next_retry_at,
             ${admission} as admission
@@ -141,6 +145,7 @@ export async function loadAttemptContext(knex: Knex, deliveryId: string, attempt
     payloadText: r.payload_text,
     headers: r.headers ?? {},
     receivedAt: new Date(r.received_at),
+    system: r.is_system,
     destination: {
       id: r.destination_id,
       type: r.type,
@@ -149,6 +154,7 @@ export async function loadAttemptContext(knex: Knex, deliveryId: string, attempt
       guildId: r.guild_id,
       channelId: r.channel_id,
       retryPolicy: r.retry_policy,
+      signatureScheme: r.signature_scheme,
       signingSecretEnc: r.signing_secret_enc,
       previousSigningSecretEnc: r.previous_signing_secret_enc,
       previousSecretExpiresAt: r.previous_secret_expires_at ? new Date(r.previous_secret_expires_at) : null,
@@ -193,7 +199,7 @@ export interface CircuitReport {
 }
 
 export interface RecordAttemptArgs {
-  ctx: Pick<AttemptContext, 'deliveryId' | 'eventId' | 'destination'>;
+  ctx: Pick<AttemptContext, 'deliveryId' | 'eventId' | 'eventType' | 'endpointId' | 'endpointSlug' | 'projectId' | 'system' | 'destination'>;
   attemptNumber: number;
   /**
    * The attempt's id when it was made before it is recorded: a `cli` forward's id, from its hand-off to the CLI.
@@ -214,15 +220,47 @@ export type RecordedOutcome = AttemptOutcome & {
   paused?: boolean;
 };
 
+/** `cli` destinations (a developer's `relay listen`) pause on nothing and emit no operational events: the terminal shows them. */
+function hasEffects(args: RecordAttemptArgs): { operational: boolean; now: boolean } {
+  const operational = args.ctx.destination.type !== 'cli';
+  return { operational, now: operational && (args.status === 'failed' || args.result.gone === true) };
+}
+
+/** What relay_attempt_effects needs from the activity (the statement adds the status and the circuit's transition). */
+function effectsInput(args: RecordAttemptArgs): string {
+  const { ctx, result } = args;
+  return JSON.stringify({
+    project_id: ctx.projectId,
+    event_id: ctx.eventId,
+    event_type: ctx.eventType,
+    endpoint_id: ctx.endpointId,
+    endpoint_slug: ctx.endpointSlug,
+    delivery_id: ctx.deliveryId,
+    destination_id: ctx.destination.id,
+    attempt_number: args.attemptNumber,
+    status_code: result.statusCode,
+    error: result.error,
+    gone: result.gone === true,
+    system: ctx.system,
+  });
+}
+
 /**
  * Records attempt n and moves the delivery on, atomically and at most once per
  * (delivery, attempt number), in ONE statement (one round trip on the hot
- * path): lock the delivery, insert the attempt, update the delivery, notify.
- * A delivery canceled while the attempt was in flight stays `canceled`, and
- * so does this attempt (its response is still recorded).
+ * path): lock the delivery, insert the attempt, update the delivery, notify,
+ * release the lease and update the circuit (relay_finish_attempt). When there
+ * is more to do (a dead letter, a 410 Gone, a circuit opening or closing) the
+ * same statement calls relay_attempt_effects, which pauses the destination and
+ * writes the operational occurrences (docs/operational-events.md): they are as
+ * durable as the attempt, and a retried activity that finds its attempt
+ * recorded emits nothing twice. A successful attempt of a healthy destination
+ * never calls it. A delivery canceled while the attempt was in flight stays
+ * `canceled`, and so does this attempt (its response is still recorded).
  */
 export async function recordAttempt(knex: Knex, args: RecordAttemptArgs): Promise<RecordedOutcome> {
   const { ctx, attemptNumber, result, circuit } = args;
+  const effects = hasEffects(args);
   const { rows } = await knex.raw(
     `with d as (
        select id, status from deliveries where id = ? for update
@@ -243,18 +281,17 @@ export async function recordAttempt(knex: Knex, args: RecordAttemptArgs): Promis
               updated_at = now()
          from ins
         where deliveries.id = ? and ins.status <> 'canceled'
-     ), paused as (
-       -- A 410 Gone: the receiver is gone for good, so the destination is paused (resuming it clears the reason).
-       update destinations set is_active = false, paused_reason = 'receiver_gone', paused_at = now(), updated_at = now()
-         from ins
-        where ?::boolean and destinations.id = ? and destinations.is_active
-       returning destinations.id
      )
      select d.id as delivery_id, ins.id as attempt_id, ins.status, ins.next_retry_at,
-            exists (select 1 from paused) as paused,
             case when ins.id is not null then pg_notify(?, ins.id::text) end as notified,
-            case when ins.id is not null then relay_finish_attempt(?, d.id, ?::boolean, ?, ?, ?, ?) end as circuit_transition
-       from d left join ins on true`,
+            f.transition as circuit_transition,
+            case when ins.id is not null and ?::boolean and (?::boolean or f.transition in ('opened', 'closed')) then
+              -- The circuit row read here is the statement's snapshot: as it was before relay_finish_attempt changed it.
+              relay_attempt_effects(?::jsonb || jsonb_build_object('status', ins.status, 'transition', f.transition,
+                'circuit_before', (select to_jsonb(c) from destination_circuits c where c.destination_id = ?)))
+            end as effects
+       from d left join ins on true
+       left join lateral (select relay_finish_attempt(?, d.id, ?::boolean, ?, ?, ?, ?) as transition where ins.id is not null) f on true`,
     [
       ctx.deliveryId,
       args.attemptId ?? uuidv7(),
@@ -267,14 +304,16 @@ export async function recordAttempt(knex: Knex, args: RecordAttemptArgs): Promis
       result.responseBodyTruncated,
       result.responseHeaders ? JSON.stringify(result.responseHeaders) : null,
       result.error,
-      Math.round(result.latencyMs),
+      result.latencyMs === null ? null : Math.round(result.latencyMs),
       args.nextRetryAt,
       stringifyJson(result.payloadSent),
       attemptNumber,
       ctx.deliveryId,
-      result.gone === true,
-      ctx.destination.id,
       NOTIFY.attemptsChanged,
+      effects.operational,
+      effects.now,
+      effectsInput(args),
+      ctx.destination.id,
       ctx.destination.id,
       circuit.reachable,
       circuit.reachable === false ? result.error : null,
@@ -287,7 +326,7 @@ export async function recordAttempt(knex: Knex, args: RecordAttemptArgs): Promis
   if (!row) return { kind: 'gone' };
   // Already recorded by an earlier run of this activity: answer what it recorded.
   const stored = row.attempt_id ? row : await findAttempt(knex, ctx.deliveryId, attemptNumber);
-  return { ...outcomeOfStoredAttempt(stored!, Date.now()), circuitTransition: row.circuit_transition ?? null, paused: row.paused };
+  return { ...outcomeOfStoredAttempt(stored!, Date.now()), circuitTransition: row.circuit_transition ?? null, paused: row.effects?.paused === true };
 }
 
 /** Gives back an attempt's lease without recording anything (a chat platform's 429 is waited out, not recorded). */

@@ -4,6 +4,7 @@ import { ValidationError } from '../common/errors';
 import { findInProject } from '../common/project-scope';
 import type { ProjectContext } from '../common/request-context';
 import type { SecretBox } from '../common/secret-box';
+import { isStandardSecret, type SignatureScheme, STANDARD_KEY_BYTES } from '../sending/signature';
 import { Destination } from './destination.entity';
 
 /**
@@ -24,6 +25,51 @@ export const MAX_SIGNING_SECRET_LENGTH = 1024;
  */
 export function generateDestinationSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+const STANDARD_SECRET_RULE =
+  `with signature_scheme standard, the secret is whsec_ followed by the padded base64 of ${STANDARD_KEY_BYTES.min} to ${STANDARD_KEY_BYTES.max} random bytes ` +
+  '(e.g. "whsec_$(openssl rand -base64 32)"); omit it to have one generated';
+
+function refuseSecret(message: string): never {
+  throw new ValidationError(`Invalid body: signing_secret: ${message}`, { in: 'body', field: 'signing_secret', fields: [{ field: 'signing_secret', message }] });
+}
+
+/** Refuses (400 on `signing_secret`) a secret the destination's scheme cannot sign with; any text of 8+ characters suits `service`. */
+export function checkSecretForScheme(secret: string, scheme: SignatureScheme): void {
+  if (scheme === 'standard' && !isStandardSecret(secret)) refuseSecret(STANDARD_SECRET_RULE);
+}
+
+/** `signing_secret` and `signature_scheme` of a create or update input (absent: unchanged; on create, absent secret: generate one). */
+export interface SigningInput {
+  signing_secret?: string | null;
+  signature_scheme?: SignatureScheme;
+}
+
+/**
+ * Applies the signing fields of a create or update to `d` and answers the secret
+ * it generated (to be shown once), if any. A new webhook destination is signed
+ * unless `signing_secret` is null. A scheme change cuts over at once (a receiver
+ * checks one scheme: the overlap ends) and, when the current secret cannot sign
+ * in the new scheme and no secret is given, replaces it with a generated one.
+ */
+export function applySigning(secrets: SecretBox, d: Destination, input: SigningInput, creating: boolean): string | null {
+  const scheme = input.signature_scheme ?? d.signatureScheme;
+  const schemeChanged = scheme !== d.signatureScheme;
+  if (typeof input.signing_secret === 'string') checkSecretForScheme(input.signing_secret, scheme);
+  let generated: string | null = null;
+  if (input.signing_secret === undefined) {
+    const unusable = !creating && schemeChanged && !!d.signingSecretEnc && scheme === 'standard' && !isStandardSecret(secrets.open(d.signingSecretEnc));
+    if ((creating && d.type === 'webhook') || unusable) generated = generateDestinationSecret();
+  }
+  d.signatureScheme = scheme;
+  const secret = generated ?? input.signing_secret;
+  if (secret !== undefined) d.signingSecretEnc = secret === null ? null : secrets.seal(secret);
+  if (secret !== undefined || schemeChanged) {
+    d.previousSigningSecretEnc = null;
+    d.previousSecretExpiresAt = null;
+  }
+  return generated;
 }
 
 /** A destination signing secret as accepted on create, update and rotate. */
@@ -90,6 +136,7 @@ export async function rotateDestinationSecret(
   }
   const { signing_secret, overlap_seconds = DEFAULT_OVERLAP_SECONDS } = parsed.data;
   const destination = await loadWebhookDestination(ctx, destinationId);
+  checkSecretForScheme(signing_secret, destination.signatureScheme);
   const keepPrevious = overlap_seconds > 0 && !!destination.signingSecretEnc;
   destination.previousSigningSecretEnc = keepPrevious ? destination.signingSecretEnc : null;
   destination.previousSecretExpiresAt = keepPrevious ? new Date(Date.now() + overlap_seconds * 1000) : null;
@@ -108,16 +155,17 @@ export async function clearDestinationSecret(ctx: ProjectContext, destinationId:
   return signingState(destination);
 }
 
-/** What a delivery signs with right now: the secret, and the previous one while its overlap lasts. */
+/** What a delivery signs with right now: the scheme, the secret, and the previous one while its overlap lasts. */
 export function destinationSigningSecrets(
-  destination: Pick<Destination, 'signingSecretEnc' | 'previousSigningSecretEnc' | 'previousSecretExpiresAt'>,
+  destination: Pick<Destination, 'signatureScheme' | 'signingSecretEnc' | 'previousSigningSecretEnc' | 'previousSecretExpiresAt'>,
   secrets: SecretBox,
   now: Date = new Date(),
-): { secret: string; previousSecret: string | null } | null {
+): { scheme: SignatureScheme; secret: string; previousSecret: string | null } | null {
   if (!destination.signingSecretEnc) return null;
   const overlapping =
     !!destination.previousSigningSecretEnc && !!destination.previousSecretExpiresAt && destination.previousSecretExpiresAt.getTime() > now.getTime();
   return {
+    scheme: destination.signatureScheme ?? 'service',
     secret: secrets.open(destination.signingSecretEnc),
     previousSecret: overlapping ? secrets.open(destination.previousSigningSecretEnc!) : null,
   };

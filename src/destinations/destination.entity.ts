@@ -2,6 +2,7 @@ import { Entity, Enum, Formula, ManyToOne, type Opt, Property } from '@mikro-orm
 import { DEFAULT_RETRY_POLICY, DESTINATION_TYPES, type DestinationType, type RetryPolicy } from '../common/types';
 import { BaseEntity } from '../db/base.entity';
 import { Project } from '../projects/project.entity';
+import { SIGNATURE_SCHEMES, type SignatureScheme } from '../sending/signature';
 
 export const DESTINATION_PAUSE_REASONS = ['user', 'receiver_gone'] as const;
 export type DestinationPauseReason = (typeof DESTINATION_PAUSE_REASONS)[number];
@@ -58,6 +59,10 @@ export class Destination extends BaseEntity {
 
   @Property({ type: 'timestamptz', nullable: true })
   pausedAt?: Date | null;
+
+  /** How deliveries are signed: `service` (X-{prefix}-Signature) or `standard` (Standard Webhooks); docs/sending.md. */
+  @Enum({ items: () => SIGNATURE_SCHEMES, type: 'text', default: 'service' })
+  signatureScheme: SignatureScheme & Opt = 'service';
 
   /** Webhook type only; sealed, write-only. */
   @Property({ type: 'text', nullable: true, hidden: true })

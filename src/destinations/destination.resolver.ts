@@ -3,6 +3,7 @@ import { paginationQuery } from '../common/pagination';
 import type { ProjectContext, RequestContext } from '../common/request-context';
 import type { DestinationType as DestinationKind } from '../common/types';
 import { parseInput, snakeKeys } from '../common/validation';
+import type { SignatureScheme } from '../sending/signature';
 import { PageArgs, PageOf } from '../graphql/page';
 import { Scoped } from '../graphql/scoped';
 import type { ApiDestinationType, DestinationPlatformView } from './destination-platforms';
@@ -49,6 +50,11 @@ export class DestinationType implements DestinationView {
   @Field({ name: 'hasBotToken' }) has_bot_token!: boolean;
   @Field(() => String, { name: 'signingSecret', nullable: true, description: 'Only in the answer that generated it.' }) signing_secret!: string | null;
   @Field({ name: 'hasSigningSecret' }) has_signing_secret!: boolean;
+  @Field(() => String, {
+    name: 'signatureScheme',
+    description: 'service: X-{prefix}-Timestamp and X-{prefix}-Signature; standard: Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature).',
+  })
+  signature_scheme!: SignatureScheme;
   @Field(() => String, { name: 'previousSecretExpiresAt', nullable: true }) previous_secret_expires_at!: string | null;
   @Field(() => String, { name: 'guildId', nullable: true }) guild_id!: string | null;
   @Field(() => String, { name: 'channelId', nullable: true }) channel_id!: string | null;
@@ -95,6 +101,11 @@ class DestinationInput {
     description: 'Webhook only; write-only. Create: absent generates one (returned once in signingSecret), null means unsigned. Update: null removes it.',
   })
   signingSecret?: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description: 'Webhook only: service (default) or standard (Standard Webhooks, whsec_ secrets). A change cuts over at once; a secret the new scheme cannot use is replaced by a generated one (returned once in signingSecret).',
+  })
+  signatureScheme?: string;
   @Field(() => String, { nullable: true }) guildId?: string | null;
   @Field(() => String, { nullable: true }) channelId?: string | null;
   @Field(() => RetryPolicyInput, { nullable: true }) retryPolicy?: RetryPolicyInput;

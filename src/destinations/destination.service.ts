@@ -5,9 +5,10 @@ import { findPage, type Page, type PageRequest } from '../common/pagination';
 import { findInProject } from '../common/project-scope';
 import type { ProjectContext, RequestContext } from '../common/request-context';
 import { DEFAULT_RETRY_POLICY } from '../common/types';
+import { SIGNATURE_SCHEMES } from '../sending/signature';
 import {
+  applySigning,
   clearDestinationSecret,
-  generateDestinationSecret,
   rotateDestinationSecret,
   type RotateDestinationSecretInput,
   signingSecretSchema,
@@ -57,6 +58,10 @@ export const createDestinationInput = z.object({
     .nullable()
     .optional()
     .describe('Webhook only. Absent: a secret is generated and shown once in the answer; null: deliveries are not signed.'),
+  signature_scheme: z
+    .enum(SIGNATURE_SCHEMES, { message: 'must be service or standard' })
+    .optional()
+    .describe('Webhook only. service (default): X-{prefix}-Signature; standard: Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature)'),
   guild_id: platformId.nullable().optional(),
   channel_id: platformId.nullable().optional(),
   retry_policy: retryPolicySchema.optional(),
@@ -80,9 +85,9 @@ function typeRequirements(type: (typeof API_DESTINATION_TYPES)[number]): Record<
   const chat = { anyOf: [present('webhook_url'), present('bot_token')], dependentSchemas: { bot_token: given('channel_id') } };
   const rules = {
     webhook: [present('webhook_url'), none('bot_token', 'guild_id')],
-    chat_a: [chat, none('signing_secret', 'guild_id')],
-    chat_b: [chat, none('signing_secret')],
-    chat_c: [present('bot_token'), given('channel_id'), { not: present('webhook_url') }, none('signing_secret', 'guild_id')],
+    chat_a: [chat, none('signing_secret', 'guild_id'), { not: present('signature_scheme') }],
+    chat_b: [chat, none('signing_secret'), { not: present('signature_scheme') }],
+    chat_c: [present('bot_token'), given('channel_id'), { not: present('webhook_url') }, none('signing_secret', 'guild_id'), { not: present('signature_scheme') }],
   }[type];
   return { properties: { type: { const: type } }, allOf: rules };
 }
@@ -116,19 +121,16 @@ function checkTypeRequirements(d: Destination): void {
   }
 }
 
-function applyFields(ctx: ProjectContext, d: Destination, input: Omit<UpdateDestinationInput, 'type'>): void {
+/** Sets the input's fields on `d`; answers the signing secret it generated (shown once), if any. */
+function applyFields(ctx: ProjectContext, d: Destination, input: Omit<UpdateDestinationInput, 'type'>, creating = false): string | null {
   const { secrets } = ctx.container;
+  if (input.signature_scheme !== undefined && d.type !== 'webhook' && d.type !== 'cli') refuse('signature_scheme', 'only webhook destinations are signed');
   if (input.name !== undefined) d.name = input.name;
   if (input.webhook_url !== undefined) {
     d.webhookUrlEnc = input.webhook_url === null ? null : secrets.seal(input.webhook_url);
     d.webhookHost = input.webhook_url === null ? null : new URL(input.webhook_url).host;
   }
   if (input.bot_token !== undefined) d.botTokenEnc = input.bot_token === null ? null : secrets.seal(input.bot_token);
-  if (input.signing_secret !== undefined) {
-    d.signingSecretEnc = input.signing_secret === null ? null : secrets.seal(input.signing_secret);
-    d.previousSigningSecretEnc = null;
-    d.previousSecretExpiresAt = null;
-  }
   if (input.guild_id !== undefined) d.guildId = input.guild_id;
   if (input.channel_id !== undefined) d.channelId = input.channel_id;
   if (input.retry_policy !== undefined) d.retryPolicy = input.retry_policy;
@@ -140,6 +142,7 @@ function applyFields(ctx: ProjectContext, d: Destination, input: Omit<UpdateDest
     d.pausedAt = input.is_active ? null : new Date();
   }
   if (input.max_concurrency !== undefined) d.maxConcurrency = input.max_concurrency;
+  return applySigning(secrets, d, input, creating);
 }
 
 export function findDestination(ctx: ProjectContext, id: string): Promise<Destination> {
@@ -162,8 +165,7 @@ export async function createDestination(ctx: ProjectContext, input: CreateDestin
     type: input.type,
     retryPolicy: { ...DEFAULT_RETRY_POLICY, backoff: [...DEFAULT_RETRY_POLICY.backoff] },
   });
-  const generated = input.type === 'webhook' && input.signing_secret === undefined ? generateDestinationSecret() : null;
-  applyFields(ctx, destination, generated ? { ...input, signing_secret: generated } : input);
+  const generated = applyFields(ctx, destination, input, true);
   checkTypeRequirements(destination);
   checkPlatformConfigured(destination, ctx.container.config);
   await ctx.em.flush();
@@ -172,12 +174,12 @@ export async function createDestination(ctx: ProjectContext, input: CreateDestin
 
 export async function updateDestination(ctx: ProjectContext, id: string, input: UpdateDestinationInput): Promise<DestinationView> {
   const destination = await findDestination(ctx, id);
-  applyFields(ctx, destination, input);
+  const generated = applyFields(ctx, destination, input);
   checkTypeRequirements(destination);
   // A paused destination sends nothing: pausing (or renaming while paused) one the server cannot deliver stays possible.
   if (destination.isActive) checkPlatformConfigured(destination, ctx.container.config);
   await ctx.em.flush();
-  return toDestinationView(destination);
+  return toDestinationView(destination, generated);
 }
 
 /** What each destination type sends, and whether this server can send it (the forms disable what it cannot). */

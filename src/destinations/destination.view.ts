@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DESTINATION_TYPES, type RetryPolicy } from '../common/types';
+import { SIGNATURE_SCHEMES } from '../sending/signature';
 import { type Destination, DESTINATION_PAUSE_REASONS } from './destination.entity';
 
 /**
@@ -33,6 +34,7 @@ export const destinationView = z.object({
   has_bot_token: z.boolean(),
   signing_secret: z.string().nullable().describe('Shown once, in the answer that generated it; null otherwise'),
   has_signing_secret: z.boolean(),
+  signature_scheme: z.enum(SIGNATURE_SCHEMES).describe('service: X-{prefix}-Timestamp and X-{prefix}-Signature; standard: Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature)'),
   previous_secret_expires_at: z.iso.datetime().nullable().describe('While set, deliveries also carry the previous-secret signature'),
   guild_id: z.string().nullable(),
   channel_id: z.string().nullable(),
@@ -64,6 +66,7 @@ export function toDestinationView(d: Destination, generatedSecret: string | null
     has_bot_token: !!d.botTokenEnc,
     signing_secret: generatedSecret,
     has_signing_secret: !!d.signingSecretEnc,
+    signature_scheme: d.signatureScheme,
     previous_secret_expires_at: overlapEnd && overlapEnd.getTime() > Date.now() ? overlapEnd.toISOString() : null,
     guild_id: d.guildId ?? null,
     channel_id: d.channelId ?? null,

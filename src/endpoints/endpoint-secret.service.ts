@@ -5,6 +5,7 @@ import type { ProjectContext } from '../common/request-context';
 import { randomToken } from '../common/secret-box';
 import { notifyEndpointChanged } from '../ingress/endpoint-cache';
 import { WebhookEndpoint } from './endpoint.entity';
+import { refuseSystemEndpoint } from './system-endpoint';
 
 /**
  * Source (endpoint) signing-secret rotation, docs/behaviour.md#ingress: during the overlap
@@ -59,6 +60,7 @@ export async function rotateEndpointSecret(
   const { signing_secret, overlap_seconds = ENDPOINT_OVERLAP_DEFAULT_SECONDS } = parsed.data;
   const endpoint = isUuid(endpointId) ? await ctx.em.findOne(WebhookEndpoint, { id: endpointId, project: ctx.project.id }) : null;
   if (!endpoint) throw new NotFoundError('Endpoint', endpointId);
+  refuseSystemEndpoint(endpoint, 'have a signing secret');
 
   const secret = signing_secret ?? generateEndpointSecret();
   const expiresAt = overlap_seconds > 0 ? new Date(Date.now() + overlap_seconds * 1000) : null;

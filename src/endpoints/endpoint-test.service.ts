@@ -5,6 +5,7 @@ import type { ProjectContext } from '../common/request-context';
 import { hmacHex } from '../common/secret-box';
 import { ingressFor } from '../ingress/ingress.service';
 import { findEndpoint } from './endpoint.service';
+import { endpointSigningSecret } from './system-endpoint';
 
 export const testEventView = z.object({
   event_id: z.uuid().describe('The stored event; it is delivered like any other'),
@@ -30,11 +31,11 @@ function samplePayload(endpointSlug: string): Record<string, unknown> {
  */
 export async function sendTestEvent(ctx: ProjectContext, endpointId: string): Promise<TestEventView> {
   const endpoint = await findEndpoint(ctx, endpointId);
+  const secret = endpointSigningSecret(endpoint, ctx.container.secrets, 'be sent a test event');
   if (!endpoint.isActive) {
     throw new ConflictError('The endpoint is inactive: activate it to receive events, test ones included.', { field: 'is_active' }, 'endpoint_inactive');
   }
   const raw = Buffer.from(JSON.stringify(samplePayload(endpoint.slug)));
-  const secret = ctx.container.secrets.open(endpoint.signingSecretEnc);
   const { ingress, ready } = ingressFor(ctx.container);
   await ready;
   return ingress.receiveBuffered({

@@ -18,9 +18,9 @@ export class WebhookEndpoint extends BaseEntity {
   @Unique()
   slug!: string;
 
-  /** AES-GCM sealed (src/common/secret-box.ts); never returned. */
-  @Property({ type: 'text', hidden: true })
-  signingSecretEnc!: string;
+  /** AES-GCM sealed (src/common/secret-box.ts); never returned. Null only for the system source (it receives no requests). */
+  @Property({ type: 'text', nullable: true, hidden: true })
+  signingSecretEnc?: string | null;
 
   /** The secret being rotated out; accepted until `previousSecretExpiresAt`. */
   @Property({ type: 'text', nullable: true, hidden: true })
@@ -52,6 +52,13 @@ export class WebhookEndpoint extends BaseEntity {
 
   @ManyToOne(() => OAuthConnection, { nullable: true, deleteRule: 'set null' })
   oauthConnection?: OAuthConnection | null;
+
+  /**
+   * The project's system source (one per project, made with the project): the service emits its
+   * operational events on it; it receives no HTTP requests and cannot be deleted (docs/operational-events.md).
+   */
+  @Property({ type: 'boolean', default: false })
+  isSystem: boolean & Opt = false;
 
   /** Created by an installed integration: never rate-limited (docs/behaviour.md#rate-caps). */
   @Property({ type: 'boolean', default: false })

@@ -14,6 +14,7 @@ import { OAuthConnection } from '../oauth/oauth-connection.entity';
 import { WebhookEndpoint } from './endpoint.entity';
 import { generateEndpointSecret, rotateEndpointSecret, type RotateEndpointSecretInput } from './endpoint-secret.service';
 import { type EndpointView, toEndpointView } from './endpoint.view';
+import { refuseSystemEndpoint } from './system-endpoint';
 
 /** A typing-rule part: a literal, or a `body.x.y` / `header.Name` path (docs/behaviour.md#event-type). */
 const typingPart = z
@@ -69,7 +70,18 @@ export function findEndpoint(ctx: ProjectContext, id: string): Promise<WebhookEn
   return findInProject(ctx, WebhookEndpoint, 'Endpoint', id);
 }
 
+/** What the system source takes: it receives no requests, so nothing about reading or authenticating one applies. */
+const SYSTEM_ENDPOINT_FIELDS = new Set(['name', 'is_active']);
+
+function refuseSystemFields(input: Omit<UpdateEndpointInput, 'signing_secret'>): void {
+  const field = Object.keys(input).find((key) => input[key as keyof typeof input] !== undefined && !SYSTEM_ENDPOINT_FIELDS.has(key));
+  if (!field) return;
+  const message = 'the system source receives no HTTP requests; only name and is_active (whether operational events are emitted) can change';
+  throw new ValidationError(`Invalid body: ${field}: ${message}`, { in: 'body', fields: [{ field, message }] }, 'system_endpoint');
+}
+
 async function applyFields(ctx: ProjectContext, endpoint: WebhookEndpoint, input: Omit<UpdateEndpointInput, 'signing_secret'>): Promise<void> {
+  if (endpoint.isSystem) refuseSystemFields(input);
   if (input.name !== undefined) endpoint.name = input.name;
   if (input.slug !== undefined) endpoint.slug = input.slug;
   if (input.event_type_path !== undefined) endpoint.eventTypePath = input.event_type_path;
@@ -125,6 +137,7 @@ export async function updateEndpoint(ctx: ProjectContext, id: string, input: Upd
 /** Deletes the endpoint with its filters, links, events and their deliveries (foreign keys cascade). */
 export async function deleteEndpoint(ctx: ProjectContext, id: string): Promise<void> {
   const endpoint = await findEndpoint(ctx, id);
+  refuseSystemEndpoint(endpoint, 'be deleted (set is_active to false to stop operational events)');
   await ctx.em.remove(endpoint).flush();
   await notifyEndpointChanged(ctx.em, endpoint.id);
 }

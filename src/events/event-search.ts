@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { AppError } from '../common/errors';
+import { AppError, ValidationError } from '../common/errors';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../http/json-body';
 
 /**
  * Search over stored events (docs/api.md "Searching events"): `contains`, a
@@ -13,7 +14,10 @@ import { AppError } from '../common/errors';
 
 const NUL_OR_LONE_SURROGATE = /\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** A string (key or value) PostgreSQL's jsonb cannot hold: a NUL character or a lone UTF-16 surrogate. */
+/**
+ * A string (key or value) PostgreSQL's jsonb cannot hold: a NUL character or a lone UTF-16 surrogate.
+ * Recursive: only called on values known to nest at most MAX_JSON_DEPTH levels.
+ */
 function holdsUnstorableString(value: unknown): boolean {
   if (typeof value === 'string') return NUL_OR_LONE_SURROGATE.test(value);
   if (value && typeof value === 'object') {
@@ -40,14 +44,23 @@ export const searchFields = {
         ctx.addIssue({ code: 'custom', message: CONTAINS_HINT });
         return z.NEVER;
       }
+      // No stored payload nests deeper (ingress refuses it), and the check below walks the value by recursion.
+      if (nestsDeeperThan(Buffer.from(text), MAX_JSON_DEPTH)) {
+        ctx.addIssue({ code: 'custom', message: `must not nest arrays and objects more than ${MAX_JSON_DEPTH} levels deep (no event is deeper)` });
+        return z.NEVER;
+      }
       if (holdsUnstorableString(value)) {
         ctx.addIssue({ code: 'custom', message: 'must not hold the NUL character (\\u0000) or a lone surrogate escape' });
         return z.NEVER;
       }
-      return JSON.stringify(value);
+      // The text as sent, not JSON.stringify of the parsed value: PostgreSQL reads its numbers as exact decimals,
+      // where JSON.parse would round 12345678901234567891 to a double and turn 1e400 into null.
+      return text;
     })
     .optional()
-    .describe('A JSON object or array (URL-encoded) the payload contains, as PostgreSQL jsonb `@>`: `{"repository":{"name":"relay"}}` matches every payload holding that nested value'),
+    .describe(
+      'A JSON object or array (URL-encoded) the payload contains, as PostgreSQL jsonb `@>`: `{"repository":{"name":"relay"}}` matches every payload holding that nested value. Numbers compare by their exact decimal value (`1e2` matches `100`; `12345678901234567891` only itself)',
+    ),
   q: z
     .string()
     .min(3, 'must be at least 3 characters')
@@ -57,7 +70,7 @@ export const searchFields = {
     .describe('Text found, case-insensitively, in the payload (as stored, JSON escapes included) or in a header value, starting at the start of a word (`hook` finds `GitHub-Hookshot`, `ookshot` does not)'),
 };
 
-/** WHERE fragment (with bindings): the payload of `e` contains this JSON (already validated and re-serialized). */
+/** WHERE fragment (with bindings): the payload of `e` contains this JSON (validated text, as sent). */
 export function containsCondition(json: string): [string, unknown[]] {
   return ['exists (select 1 from event_search s where s.event_id = e.id and s.doc @> ?::jsonb)', [json]];
 }
@@ -70,7 +83,14 @@ export function containsCondition(json: string): [string, unknown[]] {
  */
 export async function textSearchQuery(em: EntityManager, text: string): Promise<string> {
   const [row] = await em.getConnection().execute<Array<{ tsquery: string | null }>>('select relay_search_tsquery(?)::text as tsquery', [text]);
-  return row?.tsquery ?? '';
+  const tsquery = row?.tsquery ?? '';
+  // No word PostgreSQL's text search can index (e.g. only symbols such as ①②③): the search could never match.
+  if (tsquery === '') throw searchInputError('q', 'must hold a word the search can find (letters or digits such as a name or an id); this text has none');
+  return tsquery;
+}
+
+function searchInputError(field: string, message: string): ValidationError {
+  return new ValidationError(`Invalid search: ${field}: ${message}`, { fields: [{ field, message }] });
 }
 
 /**
@@ -87,6 +107,8 @@ export function textCondition(text: string, tsquery: string): [string, unknown[]
 
 /** PostgreSQL's `query_canceled`, which `statement_timeout` raises. */
 const QUERY_CANCELED = '57014';
+/** PostgreSQL's `numeric_value_out_of_range`: a `contains` number jsonb cannot hold (beyond about 1e131071, or 16,384 decimals). */
+const NUMERIC_OUT_OF_RANGE = '22003';
 
 /**
  * Runs `query` in a transaction whose statements give up after `timeoutMs`:
@@ -104,6 +126,9 @@ export async function withSearchTimeout<T>(em: EntityManager, timeoutMs: number,
       throw new AppError(400, 'search_too_broad', `The search did not finish within ${timeoutMs} ms: narrow it with longer text, a JSON containment, an endpoint or a time range.`, {
         timeout_ms: timeoutMs,
       });
+    }
+    if ((err as { code?: string }).code === NUMERIC_OUT_OF_RANGE) {
+      throw searchInputError('contains', 'holds a number outside the range a search can compare (up to 131,072 digits before the decimal point and 16,383 after)');
     }
     throw err;
   }

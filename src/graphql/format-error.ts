@@ -1,6 +1,9 @@
+import type { ApolloServerPlugin } from '@apollo/server';
 import { type GraphQLFormattedError, GraphQLError } from 'graphql';
 import { AppError } from '../common/errors';
+import type { Logger } from '../common/logger';
 import { toAppError } from '../http/error-middleware';
+import type { GraphQLContext } from './context';
 
 /**
  * Apollo's codes for errors of the request itself (it could not be parsed,
@@ -34,5 +37,50 @@ export function formatGraphQLError(formatted: GraphQLFormattedError, error: unkn
     locations: formatted.locations,
     path: formatted.path,
     extensions: { code: appError.code, status: appError.status, ...(appError.details ? { details: appError.details } : {}) },
+  };
+}
+
+/** The error behind a GraphQL error that answers 5xx (a bug, a lost database): what is logged, with its stack. */
+function serverFault(error: GraphQLError): Error | undefined {
+  const original = error.originalError;
+  return original && toAppError(original).status >= 500 ? original : undefined;
+}
+
+/** Logs each error of one operation that answers 5xx, with its stack and the operation's request id. */
+export function logServerFaults(log: Logger, requestId: string, errors: readonly GraphQLError[]): void {
+  for (const error of errors) {
+    const err = serverFault(error);
+    if (err) log.error({ err, requestId, path: error.path?.join('.') }, 'GraphQL operation failed');
+  }
+}
+
+/** The formatted errors, each 5xx one carrying the request id it was logged with (`extensions.details.request_id`). */
+export function withRequestId(errors: readonly GraphQLFormattedError[], requestId: string): GraphQLFormattedError[] {
+  return errors.map((e) =>
+    typeof e.extensions?.status === 'number' && e.extensions.status >= 500
+      ? { ...e, extensions: { ...e.extensions, details: { ...(e.extensions.details as object | undefined), request_id: requestId } } }
+      : e,
+  );
+}
+
+/** The same for an operation over graphql-ws, whose results are formatted by the hooks rather than by Apollo. */
+export function formatOperationErrors(log: Logger, requestId: string, errors: readonly GraphQLError[]): GraphQLFormattedError[] {
+  logServerFaults(log, requestId, errors);
+  return withRequestId(
+    errors.map((e) => formatGraphQLError(e.toJSON(), e)),
+    requestId,
+  );
+}
+
+/** Apollo (HTTP): server faults are logged with the request id (the `X-Request-Id` of the answer), which their errors carry. */
+export function serverFaultPlugin(log: Logger): ApolloServerPlugin<GraphQLContext> {
+  return {
+    requestDidStart: async () => ({
+      didEncounterErrors: async ({ errors, contextValue }) => logServerFaults(log, contextValue.ctx.requestId, errors),
+      willSendResponse: async ({ response, contextValue }) => {
+        const result = response.body.kind === 'single' ? response.body.singleResult : undefined;
+        if (result?.errors) result.errors = withRequestId(result.errors, contextValue.ctx.requestId);
+      },
+    }),
   };
 }

@@ -2,11 +2,12 @@ import { ApolloServer, HeaderMap } from '@apollo/server';
 import type { GraphQLSchema } from 'graphql';
 import type { Context, Middleware } from 'koa';
 import type { AppContainer } from '../app/container';
+import type { Logger } from '../common/logger';
 import { stringifyJson } from '../common/raw-json';
 import { readJsonBody } from '../http/json-body';
 import { createGraphQLContext, type GraphQLContext } from './context';
 import type { ManagementRateLimiter } from '../rate-limit/management-rate-limit';
-import { formatGraphQLError } from './format-error';
+import { formatGraphQLError, serverFaultPlugin } from './format-error';
 import { pageRowsPlugin } from './page-rows';
 import { checkQuery, type QueryLimits } from './query-limits';
 
@@ -15,7 +16,7 @@ import { checkQuery, type QueryLimits } from './query-limits';
  * and needs Node 22, so this small middleware calls
  * `executeHTTPGraphQLRequest` itself.
  */
-export function createApolloServer(schema: GraphQLSchema, plugins: ConstructorParameters<typeof ApolloServer>[0]['plugins'] = []) {
+export function createApolloServer(schema: GraphQLSchema, log: Logger, plugins: ConstructorParameters<typeof ApolloServer>[0]['plugins'] = []) {
   return new ApolloServer<GraphQLContext>({
     schema,
     formatError: formatGraphQLError,
@@ -24,7 +25,7 @@ export function createApolloServer(schema: GraphQLSchema, plugins: ConstructorPa
     stopOnTerminationSignals: false,
     // JSON scalars holding stored JSON (event payloads) are written as their exact text (src/common/raw-json.ts).
     stringifyResult: (result) => `${stringifyJson(result)}\n`,
-    plugins: [pageRowsPlugin, ...plugins],
+    plugins: [pageRowsPlugin, serverFaultPlugin(log), ...plugins],
   });
 }
 

@@ -69,6 +69,15 @@ describe('dashboardMiddleware', () => {
     }
   });
 
+  it('serves the page at / to any client, whatever it accepts (curl, fetch)', async () => {
+    for (const accept of ['*/*', 'application/json', '']) {
+      const res = await fetch(`${base}/`, { headers: accept ? { accept } : {} });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(await res.text()).toContain('<title>relay</title>');
+    }
+  });
+
   it('leaves unknown paths to the API when the client does not ask for HTML (fetch, curl)', async () => {
     const res = await fetch(`${base}/no-such-route`);
     expect(res.status).toBe(404);

@@ -51,9 +51,9 @@ function isApiPath(p: string): boolean {
 }
 
 /**
- * Serves the dashboard at `/`: its files, and index.html for any other GET that asks for
- * HTML (a browser opening `/events/…`), so client-side routes survive a reload. Requests
- * that do not ask for HTML fall through to the API's JSON 404. Hashed files under
+ * Serves the dashboard at `/` (to any client, whatever it accepts): its files, and index.html
+ * for any other GET that asks for HTML (a browser opening `/events/…`), so client-side routes
+ * survive a reload. Other requests that do not ask for HTML fall through to the API's JSON 404. Hashed files under
  * `assets/` are cached for a year; index.html is revalidated every time.
  */
 export function dashboardMiddleware(dir: string): Middleware {
@@ -70,7 +70,8 @@ export function dashboardMiddleware(dir: string): Middleware {
     }
     const candidate = path.join(root, path.normalize(decoded));
     if (candidate.startsWith(root + path.sep) && (await isFile(candidate))) file = candidate;
-    else if (wantsHtml(ctx.get('Accept')) && (await isFile(index))) file = index;
+    // `/` is the dashboard for every client (curl, a link checker): only its client-side routes need a browser's Accept.
+    else if ((ctx.path === '/' || wantsHtml(ctx.get('Accept'))) && (await isFile(index))) file = index;
     if (!file) return next();
 
     const ext = path.extname(file);

@@ -13,9 +13,14 @@ export function errorMiddleware(log: Logger) {
       if (ctx.status >= 400 && ctx.body == null) throw emptyAnswerError(ctx);
     } catch (err) {
       const appError = toAppError(err);
-      if (appError.status >= 500) log.error({ err, requestId: ctx.state.requestId, path: ctx.path }, 'request failed');
+      const body = appError.toBody();
+      if (appError.status >= 500) {
+        log.error({ err, requestId: ctx.state.requestId, path: ctx.path }, 'request failed');
+        // The id the log line carries (also the X-Request-Id header), so that a report can be matched to it.
+        body.error.details = { ...body.error.details, request_id: ctx.state.requestId };
+      }
       ctx.status = appError.status;
-      ctx.body = appError.toBody();
+      ctx.body = body;
       for (const [name, value] of Object.entries(appError.headers ?? {})) ctx.set(name, value);
     }
   };
@@ -43,8 +48,11 @@ const CLIENT_ERROR_LINGER_MS = 500;
  * closes its side would hold it in FIN-WAIT-2 for ever.
  */
 export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
-  // A response already went out on this connection (e.g. a 413 whose refused body never ends): nothing more to say.
-  if (err.code === 'ECONNRESET' || !socket.writable || (socket as Duplex & { bytesWritten?: number }).bytesWritten) {
+  // A response of this connection is under way (e.g. a 413 whose refused body never ends): another answer would corrupt it.
+  // Node tracks the in-flight response only as `_httpMessage` (its own default handler reads it the same way); once a
+  // response has finished it is detached, so an error on a reused keep-alive connection between requests is answered.
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+  if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
     socket.destroy();
     return;
   }

@@ -68,7 +68,7 @@ export async function startApiServer(container: AppContainer, port = container.c
     const send = socket.send.bind(socket) as (data: unknown, cb?: (err?: Error) => void) => void;
     socket.send = ((data: unknown, cb?: (err?: Error) => void) => send(typeof data === 'string' ? unmarkRawJson(data) : data, cb)) as typeof socket.send;
   });
-  const apollo = createApolloServer(schema, [
+  const apollo = createApolloServer(schema, container.log, [
     ApolloServerPluginDrainHttpServer({ httpServer }),
     { serverWillStart: async () => ({ drainServer: async () => wsCleanup.dispose() }) },
   ]);

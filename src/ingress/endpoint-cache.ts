@@ -82,7 +82,7 @@ const ENDPOINT_SQL = `
     from webhook_endpoints e
     join projects p on p.id = e.project_id
     join organizations o on o.id = p.organization_id
-   where e.slug = $1`;
+   where e.slug = $1 and not e.is_system`; // the system source receives no requests: its slug is unknown to ingress
 
 const FILTERS_SQL = `
   select g.logic, g.is_enabled,

@@ -23,6 +23,8 @@ import { ensureTemporalCli } from './temporal-cli';
 import { temporalSettings } from '../temporal/client';
 import { ensureSearchAttributes } from '../temporal/ensure-search-attributes';
 import { bundleWorkflows, withWorkerPoolFloor } from '../worker/worker';
+import { workerStateOf } from '../worker/worker-supervisor';
+import { retryUntilUp } from '../common/backoff';
 import { serviceConfig as config } from './service-config';
 
 /** How long a stop signal that arrives during start-up waits for what is starting before stopping anyway. */
@@ -183,9 +185,10 @@ export async function worker(): Promise<void> {
   let container: AppContainer | undefined;
   await runUntilSignal(log, ['worker'], async () => container?.close(), async () => {
     log.info({ taskQueue: cfg.TEMPORAL_TASK_QUEUE }, 'worker starting');
-    container = await createContainer(withWorkerPoolFloor(cfg), log);
+    // PostgreSQL away at start is waited out like Temporal (docs/delivery.md "When Temporal or PostgreSQL is away").
+    container = await retryUntilUp(log, 'PostgreSQL', () => createContainer(withWorkerPoolFloor(cfg), log), (err) => err instanceof ConfigError);
     await startWorkerProcess(container);
-    log.info({ taskQueue: cfg.TEMPORAL_TASK_QUEUE }, 'worker running');
+    if (workerStateOf(container) === 'running') log.info({ taskQueue: cfg.TEMPORAL_TASK_QUEUE }, 'worker running');
   });
 }
 

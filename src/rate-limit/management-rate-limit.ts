@@ -1,5 +1,6 @@
 import type { Context, Middleware, Next } from 'koa';
 import { LRUCache } from 'lru-cache';
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { ApiKey } from '../api-keys/api-key.entity';
 import type { AppContainer } from '../app/container';
 import { API_KEY_PREFIX } from '../auth/principal';
@@ -9,12 +10,16 @@ import { hashToken } from '../common/secret-box';
 
 /**
  * Management API rate limit (`/v1/*` and `/graphql` over HTTP): at most
- * RELAY_API_RATE_LIMIT units per credential in each fixed window of
- * RELAY_API_RATE_WINDOW_SECONDS. The credential is the API key (by id), else
- * the session's user (the verified JWT `sub`), else the client IP. Counters
- * live in one UNLOGGED table, so every API process shares them. Over the
- * limit: 429, `Retry-After` (seconds until the window ends) and the usual
- * error body.
+ * RELAY_API_RATE_LIMIT units per credential in each window of
+ * RELAY_API_RATE_WINDOW_SECONDS (a fixed window that starts at the credential's
+ * first request). The credential is the API key (by id), else the session's
+ * user (the verified JWT `sub`), else the client IP. Counting is
+ * rate-limiter-flexible's: one row per credential in an UNLOGGED PostgreSQL
+ * table, so every API process shares the budget; once a credential is over it,
+ * this process refuses it from memory until its window ends (no query per
+ * refused request); while PostgreSQL is unreachable an in-process limiter with
+ * the same budget stands in. Over the limit: 429, `Retry-After` (seconds until
+ * the window ends) and the usual error body.
  *
  * One rule for both transports: a request costs one unit for every started
  * RELAY_API_ROWS_PER_UNIT (50, the default page size) page rows it returned,
@@ -25,7 +30,7 @@ import { hashToken } from '../common/secret-box';
  * by the most it could have.
  */
 const KEY_CACHE_MAX = 10_000;
-const SWEEP_EVERY_MS = 60_000;
+const TABLE = 'management_rate_limits';
 
 export interface ManagementRateLimiter {
   /** `/v1/*`: one unit per request. */
@@ -44,9 +49,20 @@ export function requestUnits(rows: number, rowsPerUnit: number): number {
 export function managementRateLimiter(container: AppContainer): ManagementRateLimiter {
   const { RELAY_API_RATE_LIMIT: limit, RELAY_API_RATE_WINDOW_SECONDS: windowSeconds, RELAY_API_ROWS_PER_UNIT: rowsPerUnit } = container.config;
   if (limit === 0) return { middleware: (_ctx, next) => next(), charge: async () => undefined, chargeRows: async () => undefined };
+  const limiter = new RateLimiterPostgres({
+    storeClient: container.orm.em.getConnection().getKnex(),
+    storeType: 'knex',
+    tableName: TABLE,
+    // Created by a migration (UNLOGGED: a crash forgets at most the current windows).
+    tableCreated: true,
+    keyPrefix: 'v1',
+    points: limit,
+    duration: windowSeconds,
+    inMemoryBlockOnConsumed: limit + 1,
+    insuranceLimiter: new RateLimiterMemory({ points: limit, duration: windowSeconds }),
+  });
   // API key hash → id, so a key's requests count against its id without a second lookup per request.
   const keyIds = new LRUCache<string, string>({ max: KEY_CACHE_MAX });
-  let lastSweep = 0;
 
   async function credentialKey(http: Context): Promise<string> {
     return (http.state.rateLimitKey ??= await findCredentialKey(http)) as string;
@@ -69,51 +85,35 @@ export function managementRateLimiter(container: AppContainer): ManagementRateLi
     return `ip:${http.ip}`;
   }
 
-  function sweep(nowMs: number): void {
-    if (nowMs - lastSweep < SWEEP_EVERY_MS) return;
-    lastSweep = nowMs;
-    const cutoff = Math.floor(nowMs / 1000) - 2 * windowSeconds;
-    container.orm.em
-      .getConnection()
-      .execute('delete from management_rate_counters where window_start < ?', [cutoff])
-      .catch((err: unknown) => container.log.warn({ err }, 'management rate counter sweep failed'));
-  }
-
-  /** Adds `units` to the credential's count in the current window; answers the count and the rate headers' values. */
-  async function add(http: Context, units: number): Promise<{ count: number; resetIn: number }> {
-    const nowMs = Date.now();
-    const now = Math.floor(nowMs / 1000);
-    const windowStart = now - (now % windowSeconds);
-    const key = await credentialKey(http);
-    const row = (await container.orm.em.getConnection().execute(
-      `insert into management_rate_counters (key, window_start, count) values (?, ?, ?)
-       on conflict (key, window_start) do update set count = management_rate_counters.count + excluded.count
-       returning count`,
-      [key, windowStart, units],
-      'get',
-    )) as { count: number };
-    sweep(nowMs);
-    const resetIn = Math.max(1, windowStart + windowSeconds - now);
+  function setHeaders(http: Context, res: RateLimiterRes): number {
+    const resetIn = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
     http.set('RateLimit-Limit', String(limit));
-    http.set('RateLimit-Remaining', String(Math.max(0, limit - row.count)));
+    http.set('RateLimit-Remaining', String(Math.max(0, res.remainingPoints)));
     http.set('RateLimit-Reset', String(resetIn));
-    return { count: row.count, resetIn };
+    return resetIn;
   }
 
   async function charge(http: Context, units: number): Promise<void> {
-    const { count, resetIn } = await add(http, units);
-    if (count > limit) {
+    const key = await credentialKey(http);
+    let res: RateLimiterRes;
+    try {
+      res = await limiter.consume(key, units);
+    } catch (refused) {
+      // A refusal is a RateLimiterRes; anything else is a failure the insurance limiter did not cover.
+      if (!(refused instanceof RateLimiterRes)) throw refused;
+      const resetIn = setHeaders(http, refused);
       throw new RateLimitedError(
         `Too many management API requests: at most ${limit} per ${windowSeconds} s for each credential; retry after ${resetIn} s.`,
         resetIn,
         { limit, window_seconds: windowSeconds },
       );
     }
+    setHeaders(http, res);
   }
 
   async function chargeRows(http: Context, rows: number): Promise<void> {
     const rest = requestUnits(rows, rowsPerUnit) - 1;
-    if (rest > 0) await add(http, rest);
+    if (rest > 0) setHeaders(http, await limiter.penalty(await credentialKey(http), rest));
   }
 
   return {

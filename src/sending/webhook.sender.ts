@@ -2,8 +2,15 @@ import { stringifyJson } from '../common/raw-json';
 import { answerToResult, failureToResult, postJson } from './http-client';
 import { withReceiverSignals } from './retry-after';
 import { notSent, type SendResult } from './send-result';
-import { signOutbound } from './signature';
+import { type SignatureScheme, signOutbound, signStandard, standardKey } from './signature';
 import { checkTargetUrl } from './target-url';
+
+/** What a delivery signs with: the destination's scheme (default `service`), its secret, and the previous one during a rotation overlap. */
+export interface OutboundSigning {
+  scheme?: SignatureScheme;
+  secret: string;
+  previousSecret?: string | null;
+}
 
 export interface WebhookSendArgs {
   url: string;
@@ -14,16 +21,16 @@ export interface WebhookSendArgs {
   eventId: string;
   endpointId: string;
   deliveryId?: string;
-  signing?: { secret: string; previousSecret?: string | null } | null;
+  signing?: OutboundSigning | null;
   timeoutMs: number;
   allowPrivateNetworks: boolean;
   now?: () => number;
 }
 
 /**
- * Sends a delivery to a `webhook` destination (docs/sending.md): the JSON body, the event and endpoint id headers and,
- * when the destination has a secret, a timestamp and `sha256=` signature over
- * `<timestamp>.<raw body>` (plus the previous secret's signature during a rotation overlap).
+ * Sends a delivery to a `webhook` destination (docs/sending.md): the JSON body,
+ * the event and endpoint id headers and, when the destination has a secret,
+ * its signature headers in the destination's scheme (deliveryHeaders).
  */
 export async function sendWebhook(args: WebhookSendArgs): Promise<SendResult> {
   const urlError = checkTargetUrl(args.url);
@@ -41,8 +48,11 @@ export async function sendWebhook(args: WebhookSendArgs): Promise<SendResult> {
 }
 
 /**
- * The `X-{prefix}-*` headers of a delivery: event, endpoint and delivery ids
- * and, with a signing secret, the timestamp and signature(s) over `body`.
+ * The headers of a delivery: the `X-{prefix}-*` event, endpoint and delivery ids
+ * and, with a signing secret, the timestamp and signature(s) over `body` in the
+ * destination's scheme: `X-{prefix}-Timestamp` / `-Signature` (/ `-Signature-Previous`),
+ * or Standard Webhooks' `webhook-id` (the delivery id: the same on every retry),
+ * `webhook-timestamp` and `webhook-signature` (both signatures, space-separated, during an overlap).
  * The CLI tunnel's forwards carry the same (src/cli-sessions/cli-forwarder.ts).
  */
 export function deliveryHeaders(
@@ -55,13 +65,19 @@ export function deliveryHeaders(
     [`${prefix}-Endpoint-ID`]: args.endpointId,
   };
   if (args.deliveryId) headers[`${prefix}-Delivery-ID`] = args.deliveryId;
-  if (args.signing?.secret) {
-    const timestamp = Math.floor((args.now ?? Date.now)() / 1000);
+  const signing = args.signing;
+  if (!signing?.secret) return headers;
+  const timestamp = Math.floor((args.now ?? Date.now)() / 1000);
+  if (signing.scheme === 'standard') {
+    const id = args.deliveryId ?? args.eventId;
+    const signature = signStandard(standardKey(signing.secret), id, timestamp, body);
+    headers['webhook-id'] = id;
+    headers['webhook-timestamp'] = String(timestamp);
+    headers['webhook-signature'] = signing.previousSecret ? `${signature} ${signStandard(standardKey(signing.previousSecret), id, timestamp, body)}` : signature;
+  } else {
     headers[`${prefix}-Timestamp`] = String(timestamp);
-    headers[`${prefix}-Signature`] = signOutbound(args.signing.secret, timestamp, body);
-    if (args.signing.previousSecret) {
-      headers[`${prefix}-Signature-Previous`] = signOutbound(args.signing.previousSecret, timestamp, body);
-    }
+    headers[`${prefix}-Signature`] = signOutbound(signing.secret, timestamp, body);
+    if (signing.previousSecret) headers[`${prefix}-Signature-Previous`] = signOutbound(signing.previousSecret, timestamp, body);
   }
   return headers;
 }

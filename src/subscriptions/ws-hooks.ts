@@ -5,7 +5,7 @@ import type { AppContainer } from '../app/container';
 import { UnauthenticatedError } from '../common/errors';
 import { resolvePrincipal } from '../auth/principal';
 import type { GraphQLContext } from '../graphql/context';
-import { formatGraphQLError } from '../graphql/format-error';
+import { formatOperationErrors } from '../graphql/format-error';
 import { SubscriptionGate, WS_UNAUTHORIZED } from './subscription-access';
 
 export { WS_UNAUTHORIZED };
@@ -46,7 +46,7 @@ export function wsHooks(container: AppContainer): Pick<ServerOptions<Record<stri
       const socket = ctx.extra.socket;
       return SubscriptionGate.for(container).guard(args.contextValue as GraphQLContext, result, (code, reason) => socket.close(code, reason));
     },
-    onNext: (_ctx, _id, _payload, _args, result: ExecutionResult) =>
-      result.errors ? { ...result, errors: result.errors.map((e) => formatGraphQLError(e.toJSON(), e)) } : undefined,
+    onNext: (_ctx, _id, _payload, args, result: ExecutionResult) =>
+      result.errors ? { ...result, errors: formatOperationErrors(container.log, (args.contextValue as GraphQLContext).ctx.requestId, result.errors) } : undefined,
   };
 }

@@ -12,8 +12,12 @@ import { installAttemptTimer } from './attempt-timing';
 import { startWorkerWatchdog } from './worker-watchdog';
 
 const WORKFLOWS_PATH = require.resolve('../../workflows');
-/** Written by `npm run build` (`relay bundle-workflows`); used in production so start-up does not bundle. */
+/**
+ * Beside the compiled tree (dist/current/workflow-bundle.js: scripts/build-service.js writes both at once, so they
+ * always match), so a compiled worker starts without bundling; the TypeScript sources (tests) bundle at start-up.
+ */
 export const WORKFLOW_BUNDLE_PATH = path.resolve(__dirname, '..', '..', 'workflow-bundle.js');
+const RUNNING_COMPILED = __filename.endsWith('.js');
 
 export async function bundleWorkflows(outFile = WORKFLOW_BUNDLE_PATH): Promise<string> {
   const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH });
@@ -35,13 +39,16 @@ export function withWorkerPoolFloor(config: Config): Config {
   return config.DATABASE_POOL_MIN === undefined ? { ...config, DATABASE_POOL_MIN: WORKER_POOL_MIN } : config;
 }
 
-/** Opens the pool's floor now (the pool only keeps what it has): the first burst of attempts finds warm connections. */
+/**
+ * Opens the pool's floor now (the pool only keeps what it has): the first burst of attempts finds warm
+ * connections. Only a head start: with PostgreSQL away the pool opens its connections when it is back.
+ */
 async function openPoolFloor(container: AppContainer): Promise<void> {
   const { client } = container.orm.em.getConnection().getKnex();
   const floor = databasePoolMin(container.config);
   // Held together, so each is a connection of its own; released to the pool, which keeps them (its min).
-  const connections = await Promise.all(Array.from({ length: floor }, () => client.acquireConnection()));
-  await Promise.all(connections.map((connection) => client.releaseConnection(connection)));
+  const connections = await Promise.allSettled(Array.from({ length: floor }, () => client.acquireConnection()));
+  await Promise.all(connections.flatMap((c) => (c.status === 'fulfilled' ? [client.releaseConnection(c.value)] : [])));
 }
 
 export interface RelayWorker {
@@ -76,7 +83,7 @@ export async function startRelayWorker(container: AppContainer, opts: { taskQueu
   const connection = await connectTemporalWorker(temporalSettings(config));
   // Tracing adds the OpenTelemetry workflow interceptors, which the prebuilt bundle does not hold: bundle at start-up then.
   const plugins = tracingWorkerPlugins();
-  const prebuilt = config.NODE_ENV === 'production' && fs.existsSync(WORKFLOW_BUNDLE_PATH) && plugins.length === 0;
+  const prebuilt = RUNNING_COMPILED && fs.existsSync(WORKFLOW_BUNDLE_PATH) && plugins.length === 0;
   const worker = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -94,6 +101,10 @@ export async function startRelayWorker(container: AppContainer, opts: { taskQueu
     maxConcurrentWorkflowTaskExecutions: config.RELAY_WORKER_MAX_WORKFLOW_TASKS,
     maxCachedWorkflows: 2000,
     plugins,
+  }).catch(async (err) => {
+    // Not kept: the supervisor (worker-supervisor.ts) connects anew on its next try.
+    await connection.close();
+    throw err;
   });
   await openPoolFloor(container);
   const run = worker.run();

@@ -49,4 +49,28 @@ describe('management API rate limit', () => {
       await second.close();
     }
   });
+
+  it('refuses a credential over its budget from memory: further refusals cost no query and count nothing more', async () => {
+    const ws = await createWorkspace(api.container.orm.em.fork());
+    const token = await tokenFor(api.container, ws.user.id);
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) statuses.push((await rest(api.baseUrl, 'GET', '/v1/me', { token })).status);
+    expect(statuses).toEqual([200, 200, 200, 429, 429, 429, 429, 429]);
+    const [row] = await api.container.orm.em.getConnection().execute<Array<{ points: number }>>('select points from management_rate_limits where key = ?', [`v1:user:${ws.user.id}`]);
+    expect(row.points).toBe(4);
+  });
+
+  it('keeps limiting in memory while PostgreSQL cannot count (insurance limiter), never answering 500', async () => {
+    const ws = await createWorkspace(api.container.orm.em.fork());
+    const token = await tokenFor(api.container, ws.user.id);
+    const connection = api.container.orm.em.getConnection();
+    await connection.execute('alter table management_rate_limits rename to management_rate_limits_away');
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await rest(api.baseUrl, 'GET', '/v1/me', { token })).status);
+      expect(statuses).toEqual([200, 200, 200, 429]);
+    } finally {
+      await connection.execute('alter table management_rate_limits_away rename to management_rate_limits');
+    }
+  });
 });

@@ -212,7 +212,7 @@ const record = (into: Received[]) => (req: http.IncomingMessage, res: http.Serve
       term.run('trigger', ['trigger', source.slug, '--payload', path.join(dir, 'order.json'), '--type', 'order.paid', '--header', 'X-Trace: t1', '--wait'], env());
       const [, eventId] = await term.waitFor('trigger', /event ([0-9a-f-]{36})\n/);
       // (The API key's session of the test before is linked too: its delivery ends skipped, which is not a failure.)
-      await term.waitFor('trigger', new RegExp(`success\\s+cli:\\S+\\s+\\(1 attempt, delivery [0-9a-f-]+\\)[\\s\\S]*EXIT=0`));
+      await term.waitFor('trigger', new RegExp(`delivered\\s+cli:\\S+\\s+\\(1 attempt, delivery [0-9a-f-]+\\)[\\s\\S]*EXIT=0`));
       await term.waitFor('trigger-listen', new RegExp(`order\\.paid\\s+${source.slug}\\s+POST /\\s+→\\s+200\\s+\\d+ ms\\s+${eventId}`));
       const got = received.find((r) => r.headers['x-trace'] === 't1')!;
       expect(got.body).toBe(body);
@@ -222,7 +222,7 @@ const record = (into: Received[]) => (req: http.IncomingMessage, res: http.Serve
       term.run('again', ['trigger', '--event', eventId, '--wait'], env());
       const [, againId] = await term.waitFor('again', new RegExp(`event ([0-9a-f-]{36}) \\(again: ${eventId}\\)`));
       expect(againId).not.toBe(eventId);
-      await term.waitFor('again', /success\s+cli:\S+[\s\S]*EXIT=0/);
+      await term.waitFor('again', /delivered\s+cli:\S+[\s\S]*EXIT=0/);
       expect(received.filter((r) => r.body === body && r.headers['x-trace'] === 't1')).toHaveLength(2);
 
       // stdin, and a body that is not JSON.

@@ -11,7 +11,8 @@ import { gql, tokenFor } from '../support/api';
 import { createEndpoint, createWorkspace } from '../support/factories';
 import { hubSignature, postHook } from '../support/ingress-helpers';
 import { eventually } from '../support/live-client';
-import { type Listener, listen, presenceRows, report, startSession } from './tunnel-client';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import { type Listener, listen, presenceRows, report, START_SESSION, startSession } from './tunnel-client';
 
 /**
  * The server side of `relay listen` in one process (API + worker + outbox
@@ -101,6 +102,25 @@ describe('the listen tunnel', () => {
     expect(forward.body).toBe(body);
     expect(forward.headers[`${prefix}-Signature`]).toBe(signOutbound(secret, timestamp, body));
     await report(server.url, token, { forwardId: forward.id, statusCode: 200, latencyMs: 1 });
+  });
+
+  it('signs forwards in the Standard Webhooks scheme when the session asks for it (the secret --print-secret shows verifies them)', async () => {
+    const started = await gql(server.url, START_SESSION.replace('delayMs }', 'delayMs signingSecret signatureScheme }'), { input: { machine: 'standard', signatureScheme: 'standard' } }, { token });
+    const session = started.data.startCliSession;
+    expect(session).toMatchObject({ signatureScheme: 'standard', signingSecret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/) });
+    listener = await listen(server.url, token, container(), session.destination.id);
+    const body = '{"standard" : [1, 2,3], "é": true}';
+    await ingest(body);
+    const forward = await listener.next();
+    expect(forward.body).toBe(body);
+    expect(forward.headers['webhook-id']).toBe(forward.deliveryId);
+    expect(new Webhook(session.signingSecret).verify(forward.body, forward.headers)).toEqual(JSON.parse(body));
+    expect(() => new Webhook(session.signingSecret).verify(`${body} `, forward.headers)).toThrow(WebhookVerificationError);
+    expect(forward.headers[`X-${scene.project.headerPrefix}-Signature`]).toBeUndefined();
+    await report(server.url, token, { forwardId: forward.id, statusCode: 200, latencyMs: 1 });
+    // Kept across sessions, with its secret, until changed.
+    const again = await gql(server.url, START_SESSION.replace('delayMs }', 'delayMs signingSecret signatureScheme }'), { input: { machine: 'standard' } }, { token });
+    expect(again.data.startCliSession).toMatchObject({ signatureScheme: 'standard', signingSecret: session.signingSecret });
   });
 
   it('skips the delivery when no CLI is connected (not a failure, not a dead letter), and forwards nothing', async () => {
@@ -206,6 +226,34 @@ describe('the listen tunnel', () => {
     expect((await attemptsOf(container(), silent.deliveryId))[0]).toMatchObject({ status: 'retrying', error: 'the CLI did not answer within 2000 ms' });
     expect(await report(server.url, token, { forwardId: silent.id, statusCode: 200, latencyMs: 1 })).toBe(false);
     await gql(server.url, 'mutation($id: ID!) { cancelDelivery(id: $id) { id } }', { id: silent.deliveryId }, { token });
+  });
+
+  it('counts only the local round trip as latency: not the wait for a CLI that does not answer (reconnecting), nor a pause', async () => {
+    const { destinationId } = await startSession(server.url, token, { machine: 'flaky-wifi' });
+    listener = await listen(server.url, token, container(), destinationId);
+
+    // Attempt 1 reaches a tunnel that has dropped (the CLI is reconnecting): nobody answers within the 2000 ms wait.
+    await ingest('{"case":"reconnecting"}');
+    const lost = await listener.next();
+    await eventually(async () => (await attemptsOf(container(), lost.deliveryId)).length === 1, 15_000);
+    expect((await attemptsOf(container(), lost.deliveryId))[0]).toMatchObject({ status: 'retrying', error: 'the CLI did not answer within 2000 ms', latency_ms: null });
+    // Back: the retry is answered, 12 ms at the local server.
+    const retry = await listener.next(15_000);
+    expect(retry).toMatchObject({ deliveryId: lost.deliveryId, attemptNumber: 2 });
+    await report(server.url, token, { forwardId: retry.id, statusCode: 200, latencyMs: 12 });
+    await waitForStatus(container(), lost.deliveryId, ['success']);
+
+    await ingest('{"case":"paused"}');
+    const paused = await listener.next();
+    await report(server.url, token, { forwardId: paused.id, skipped: true, latencyMs: 0 });
+    await waitForStatus(container(), paused.deliveryId, ['skipped']);
+    expect((await attemptsOf(container(), paused.deliveryId))[0]).toMatchObject({ status: 'skipped', latency_ms: null });
+
+    const metrics = await gql(server.url, 'query { projectMetrics(range: HOUR) { latency { destinationId attempts p50Ms p95Ms } } }', {}, { token });
+    expect(metrics.errors).toBeUndefined();
+    expect(metrics.data.projectMetrics.latency.find((l: { destinationId: string }) => l.destinationId === destinationId)).toEqual({ destinationId, attempts: 1, p50Ms: 12, p95Ms: 12 });
+    const health = await gql(server.url, 'query($id: ID!) { destination(id: $id) { health { p95LatencyMs24h } } }', { id: destinationId }, { token });
+    expect(health.data.destination.health.p95LatencyMs24h).toBe(12);
   });
 
   it('forwards the transformed JSON, with the session delay, and replays one event to this destination only', async () => {

@@ -27,7 +27,7 @@ describe('npm start on the embedded default', () => {
   it('starts PostgreSQL, Temporal, the API and the worker; stops them on Ctrl+C; finds its data again', async () => {
     const first = launch(env);
     const ready = await waitReady(env, first);
-    expect(ready).toEqual({ status: 'ready', checks: { database: 'up', temporal: 'up' } });
+    expect(ready).toEqual({ status: 'ready', checks: { database: 'up', temporal: 'up', worker: 'up' } });
     expect(first.output()).toContain(`Temporal        127.0.0.1:${env.RELAY_TEMPORAL_PORT}   (web UI http://127.0.0.1:${env.RELAY_TEMPORAL_UI_PORT})`);
     expect(fs.existsSync(path.join(dataDir, 'postgres', 'PG_VERSION'))).toBe(true);
     expect(fs.existsSync(path.join(dataDir, 'temporal.db'))).toBe(true);

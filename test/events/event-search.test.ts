@@ -122,6 +122,9 @@ describe('events search: JSON containment and text over payloads and header valu
       [{ contains: '{"a":"\\ud800"}' }, 'contains', /surrogate/],
       [{ q: 're' }, 'q', /at least 3 characters/],
       [{ q: '":"' }, 'q', /a letter or a digit/],
+      [{ q: '①②③' }, 'q', /a word the search can find/],
+      [{ contains: `${'['.repeat(257)}${']'.repeat(257)}` }, 'contains', /more than 256 levels deep/],
+      [{ contains: '{"n":1e200000}' }, 'contains', /outside the range/],
     ];
     for (const [params, field, message] of cases) {
       const res = await rest(api.baseUrl, 'GET', `/v1/events?${new URLSearchParams(params)}`, { token });
@@ -129,9 +132,42 @@ describe('events search: JSON containment and text over payloads and header valu
       expect(res.body.error.code).toBe('invalid_input');
       expect(res.body.error.details.fields).toEqual([{ field, message: expect.stringMatching(message) }]);
     }
+    // Deep enough to overflow a check by recursion; brackets unencoded, so the URL stays within the header limit.
+    const deep = await rest(api.baseUrl, 'GET', `/v1/events?contains=${'['.repeat(4_000)}${']'.repeat(4_000)}`, { token });
+    expect(deep.status).toBe(400);
+    expect(deep.body.error.details.fields).toEqual([{ field: 'contains', message: expect.stringMatching(/more than 256 levels deep/) }]);
+    expect((await rest(api.baseUrl, 'GET', `/v1/events?contains=${'['.repeat(256)}${']'.repeat(256)}`, { token })).status).toBe(200);
     const bad = await gql(api.baseUrl, `{ events(contains: "{nope") { data { id } } }`, {}, { token, projectId: ws.project.id });
     expect(bad.errors?.[0]).toMatchObject({ extensions: { code: 'invalid_input' } });
     expect(bad.errors?.[0].message).toMatch(/contains/);
+    const query = 'query($contains: String, $q: String) { events(contains: $contains, q: $q) { data { id } } }';
+    for (const [variables, field] of [
+      [{ contains: `${'{"a":'.repeat(3_000)}1${'}'.repeat(3_000)}` }, 'contains'],
+      [{ q: '①②③' }, 'q'],
+    ] as const) {
+      const res = await gql(api.baseUrl, query, variables, { token, projectId: ws.project.id });
+      expect(res.errors?.[0].extensions).toMatchObject({ code: 'invalid_input', status: 400, details: { fields: [{ field }] } });
+    }
+  });
+
+  it('contains: numbers compare as the exact decimal the sender wrote, beyond 2^53 and a double’s range', async () => {
+    const body = '{"marker":"numbers","big":12345678901234567891,"huge":1e400,"tiny":1e-400,"price":19.90}';
+    const res = await postHook(api.baseUrl, ids.slugA, body, hubSignature(ids.secretA, body));
+    expect(res.status).toBe(202);
+    await fanOutPending(api.container);
+    const id = res.body.event_id;
+    expect(await search({ contains: '{"big":12345678901234567891}' })).toEqual([id]);
+    // The double nearest to both: a search through JSON.parse would match neither or both.
+    expect(await search({ contains: '{"big":12345678901234567890}' })).toEqual([]);
+    expect(await search({ contains: '{"big":12345678901234567000}' })).toEqual([]);
+    expect(await search({ contains: '{"huge":1e400}' })).toEqual([id]);
+    expect(await search({ contains: '{"huge":null}' })).toEqual([]);
+    expect(await search({ contains: '{"tiny":1e-400}' })).toEqual([id]);
+    expect(await search({ contains: '{"tiny":0}' })).toEqual([]);
+    // The same value written another way is the same number.
+    expect(await search({ contains: '{"price":19.9,"huge":10e399}' })).toEqual([id]);
+    const g = await gql(api.baseUrl, 'query($c: String) { events(contains: $c) { data { id } } }', { c: '{"big":12345678901234567891}' }, { token, projectId: ws.project.id });
+    expect(g.data.events.data).toEqual([{ id }]);
   });
 
   it('an ingested payload jsonb cannot hold (\\u0000, a lone surrogate) is stored, found by text, and skipped by containment', async () => {

@@ -1,7 +1,11 @@
 import type { Client } from 'graphql-ws';
-import { gql, startTestApi, type TestApi, tokenFor } from '../support/api';
+import pino from 'pino';
+import { type AppContainer, createContainer } from '../../src/app/container';
+import { type ApiServer, startApiServer } from '../../src/http/server';
+import { gql, rest, startTestApi, type TestApi, tokenFor } from '../support/api';
 import { createWorkspace } from '../support/factories';
 import { liveClient, subscribe } from '../support/live-client';
+import { createTestDatabase, testConfig, type TestDatabase } from '../support/test-env';
 
 /** GraphQL's own errors (syntax, validation, variable values) carry their real message and a specific code, over HTTP and graphql-ws. */
 describe('GraphQL syntax and validation errors', () => {
@@ -53,5 +57,57 @@ describe('GraphQL syntax and validation errors', () => {
     expect((await broken.next()).errors?.[0]).toMatchObject({ message: expect.stringMatching(/^Syntax Error/), extensions: { code: 'graphql_parse_failed', status: 400 } });
     const invalid = subscribe(client, 'subscription { eventReceived { nope } }');
     expect((await invalid.next()).errors?.[0]).toMatchObject({ message: expect.stringContaining('Cannot query field "nope"'), extensions: { code: 'graphql_validation_failed', status: 400 } });
+  });
+});
+
+/** A server fault (here: a table PostgreSQL no longer has) is logged with its stack and a request id that the answer carries, in every transport. */
+describe('server faults: logged with a request id the answer carries', () => {
+  const logLines: Array<{ msg: string; requestId?: string; err?: { stack?: string } }> = [];
+  let env: { container: AppContainer; db: TestDatabase };
+  let server: ApiServer;
+  let base: string;
+  let token: string;
+  let client: Client | undefined;
+
+  beforeAll(async () => {
+    const db = await createTestDatabase();
+    const config = testConfig({ DATABASE_URL: db.url });
+    env = { db, container: await createContainer(config, pino({ level: 'error' }, { write: (line: string) => logLines.push(JSON.parse(line)) })) };
+    server = await startApiServer(env.container, 0, '127.0.0.1');
+    base = server.url;
+    const ws = await createWorkspace(env.container.orm.em.fork());
+    token = await tokenFor(env.container, ws.user.id);
+    await env.container.orm.em.getConnection().execute('alter table api_keys rename to api_keys_elsewhere');
+  });
+  afterAll(async () => {
+    await client?.dispose();
+    await server.close();
+    await env.container.close();
+    await env.db.drop();
+  });
+
+  const loggedWith = (requestId: unknown) => logLines.filter((l) => l.requestId === requestId);
+
+  it('over HTTP: internal_error with details.request_id, the X-Request-Id of the answer and of the logged stack', async () => {
+    const res = await gql(base, '{ apiKeys { data { id } } }', {}, { token });
+    expect(res.errors?.[0]).toMatchObject({ extensions: { code: 'internal_error', status: 500, details: { request_id: expect.any(String) } } });
+    const requestId = res.errors?.[0].extensions?.details?.request_id;
+    expect(res.headers.get('x-request-id')).toBe(requestId);
+    expect(loggedWith(requestId)).toEqual([expect.objectContaining({ msg: 'GraphQL operation failed', err: expect.objectContaining({ stack: expect.stringContaining('api_keys') }) })]);
+  });
+
+  it('over graphql-ws: the same, with the operation’s own request id', async () => {
+    ({ client } = liveClient(base, token));
+    const result = await subscribe(client, '{ apiKeys { data { id } } }').next();
+    expect(result.errors?.[0]).toMatchObject({ extensions: { code: 'internal_error', status: 500, details: { request_id: expect.any(String) } } });
+    const requestId = (result.errors?.[0].extensions?.details as { request_id: string }).request_id;
+    expect(loggedWith(requestId)).toEqual([expect.objectContaining({ msg: 'GraphQL operation failed', err: expect.objectContaining({ stack: expect.any(String) }) })]);
+  });
+
+  it('over REST: the same request id in the body, the header and the log', async () => {
+    const res = await rest(base, 'GET', '/v1/api-keys', { token });
+    expect(res.status).toBe(500);
+    expect(res.body.error).toMatchObject({ code: 'internal_error', details: { request_id: res.headers.get('x-request-id') } });
+    expect(loggedWith(res.headers.get('x-request-id'))).toEqual([expect.objectContaining({ msg: 'request failed', err: expect.objectContaining({ stack: expect.any(String) }) })]);
   });
 });

@@ -32,6 +32,7 @@ describe('destinations over REST and GraphQL', () => {
       has_bot_token: false,
       signing_secret: null,
       has_signing_secret: true,
+      signature_scheme: 'service',
       previous_secret_expires_at: null,
       guild_id: null,
       channel_id: null,
@@ -58,7 +59,7 @@ describe('destinations over REST and GraphQL', () => {
     expect(created.body).toMatchObject({ has_signing_secret: true, signing_secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/) });
     // The secret shown is the one deliveries are signed with, and it is never shown again.
     const row = await env.em().findOneOrFail(Destination, created.body.id);
-    expect(destinationSigningSecrets(row, env.api.container.secrets)).toEqual({ secret: created.body.signing_secret, previousSecret: null });
+    expect(destinationSigningSecrets(row, env.api.container.secrets)).toEqual({ scheme: 'service', secret: created.body.signing_secret, previousSecret: null });
     expect(Buffer.from(created.body.signing_secret.slice('whsec_'.length), 'base64')).toHaveLength(32);
     const again = await env.call('GET', `/v1/destinations/${created.body.id}`);
     expect(again.body).toMatchObject({ signing_secret: null, has_signing_secret: true });
@@ -87,6 +88,64 @@ describe('destinations over REST and GraphQL', () => {
     expect(gql.data.b).toMatchObject({ hasSigningSecret: false, signingSecret: null });
     const read = await env.query('query($id: ID!) { destination(id: $id) { signingSecret } }', { id: gql.data.b.id });
     expect(read.data.destination.signingSecret).toBeNull();
+  });
+
+  it('signature_scheme standard: a whsec_ secret of 24 to 64 bytes, generated or given; anything else is a clear 400', async () => {
+    const generated = await env.call('POST', '/v1/destinations', { body: { name: 'Std', type: 'webhook', webhook_url: WEBHOOK_URL, signature_scheme: 'standard' } });
+    expect(generated.status).toBe(201);
+    expect(generated.body).toMatchObject({ signature_scheme: 'standard', has_signing_secret: true, signing_secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/) });
+    const row = await env.em().findOneOrFail(Destination, generated.body.id);
+    expect(destinationSigningSecrets(row, env.api.container.secrets)).toEqual({ scheme: 'standard', secret: generated.body.signing_secret, previousSecret: null });
+    expect((await env.call('GET', `/v1/destinations/${generated.body.id}`)).body).toMatchObject({ signature_scheme: 'standard', signing_secret: null });
+
+    const b64 = (bytes: number) => Buffer.alloc(bytes, 0xfb).toString('base64');
+    for (const bytes of [24, 64]) {
+      const given = await env.call('POST', '/v1/destinations', { body: { name: `Std ${bytes}`, type: 'webhook', webhook_url: WEBHOOK_URL, signature_scheme: 'standard', signing_secret: `whsec_${b64(bytes)}` } });
+      expect({ bytes, status: given.status, secret: given.body.signing_secret }).toEqual({ bytes, status: 201, secret: null });
+    }
+    for (const secret of [`whsec_${b64(23)}`, `whsec_${b64(65)}`, b64(32), `whsec_${Buffer.alloc(32, 0xfb).toString('base64url')}`, SECRETS.destinationSigning]) {
+      const res = await env.call('POST', '/v1/destinations', { body: { name: 'Bad', type: 'webhook', webhook_url: WEBHOOK_URL, signature_scheme: 'standard', signing_secret: secret } });
+      expect({ secret, status: res.status, code: res.body.error?.code }).toEqual({ secret, status: 400, code: 'invalid_input' });
+      expect(res.body.error.details.fields).toEqual([{ field: 'signing_secret', message: expect.stringContaining('whsec_ followed by the padded base64 of 24 to 64 random bytes') }]);
+    }
+    // The same rules on rotation and update, over GraphQL too; chat destinations have no scheme.
+    const rotateBad = await env.call('POST', `/v1/destinations/${generated.body.id}/signing-secret`, { body: { signing_secret: SECRETS.destinationRotated } });
+    expect(rotateBad.body.error).toMatchObject({ code: 'invalid_input', details: { fields: [{ field: 'signing_secret' }] } });
+    const rotated = await env.call('POST', `/v1/destinations/${generated.body.id}/signing-secret`, { body: { signing_secret: `whsec_${b64(32)}` } });
+    expect(rotated.body).toMatchObject({ signature_scheme: 'standard', previous_secret_expires_at: expect.any(String) });
+    const gqlBad = await env.query('mutation($id: ID!) { updateDestination(id: $id, input: { signingSecret: "whsec_tooshort" }) { id } }', { id: generated.body.id });
+    expect(gqlBad.errors?.[0].extensions).toMatchObject({ code: 'invalid_input', status: 400, details: { fields: [{ field: 'signing_secret' }] } });
+    const gqlCreate = await env.query('mutation { createDestination(input: { name: "g", type: "webhook", webhookUrl: "https://a.test/", signatureScheme: "standard" }) { signatureScheme signingSecret } }');
+    expect(gqlCreate.data.createDestination).toEqual({ signatureScheme: 'standard', signingSecret: expect.stringMatching(/^whsec_/) });
+    const badScheme = await env.call('POST', '/v1/destinations', { body: { name: 'x', type: 'webhook', webhook_url: WEBHOOK_URL, signature_scheme: 'svix' } });
+    expect(badScheme.body.error.details.fields[0]).toEqual({ field: 'signature_scheme', message: 'must be service or standard' });
+    const chat = await env.call('POST', '/v1/destinations', { body: { name: 'x', type: 'chat_b', webhook_url: CHAT_URL, signature_scheme: 'standard' } });
+    expect(chat.body.error.details.fields[0]).toEqual({ field: 'signature_scheme', message: 'only webhook destinations are signed' });
+    // Unsigned stays unsigned whatever the scheme: the scheme applies once a secret is set.
+    const unsigned = await env.call('POST', '/v1/destinations', { body: { name: 'u', type: 'webhook', webhook_url: WEBHOOK_URL, signature_scheme: 'standard', signing_secret: null } });
+    expect(unsigned.body).toMatchObject({ signature_scheme: 'standard', has_signing_secret: false, signing_secret: null });
+  });
+
+  it('changing the scheme cuts over: a secret the new scheme cannot use is replaced (shown once), a usable one is kept', async () => {
+    const service = await env.call('POST', '/v1/destinations', { body: { name: 'S', type: 'webhook', webhook_url: WEBHOOK_URL, signing_secret: SECRETS.destinationSigning } });
+    const id = service.body.id;
+    await env.call('POST', `/v1/destinations/${id}/signing-secret`, { body: { signing_secret: SECRETS.destinationRotated, overlap_seconds: 3600 } });
+    const toStandard = await env.call('PATCH', `/v1/destinations/${id}`, { body: { signature_scheme: 'standard' } });
+    expect(toStandard.body).toMatchObject({ signature_scheme: 'standard', signing_secret: expect.stringMatching(/^whsec_/), previous_secret_expires_at: null });
+    const row = await env.em().findOneOrFail(Destination, id);
+    expect(destinationSigningSecrets(row, env.api.container.secrets)).toEqual({ scheme: 'standard', secret: toStandard.body.signing_secret, previousSecret: null });
+    // A generated (whsec_ base64) secret suits both schemes: switching back keeps it.
+    const back = await env.call('PATCH', `/v1/destinations/${id}`, { body: { signature_scheme: 'service' } });
+    expect(back.body).toMatchObject({ signature_scheme: 'service', signing_secret: null, has_signing_secret: true });
+    const kept = await env.call('PATCH', `/v1/destinations/${id}`, { body: { signature_scheme: 'standard' } });
+    expect(kept.body).toMatchObject({ signature_scheme: 'standard', signing_secret: null });
+    expect(destinationSigningSecrets(await env.em().findOneOrFail(Destination, id), env.api.container.secrets)?.secret).toBe(toStandard.body.signing_secret);
+    // Scheme and secret together: the given secret is checked against the new scheme.
+    const both = await env.call('PATCH', `/v1/destinations/${id}`, { body: { signature_scheme: 'service', signing_secret: SECRETS.destinationSigning } });
+    expect(both.body).toMatchObject({ signature_scheme: 'service', signing_secret: null });
+    const refused = await env.call('PATCH', `/v1/destinations/${id}`, { body: { signature_scheme: 'standard', signing_secret: SECRETS.destinationRotated } });
+    expect(refused.status).toBe(400);
+    expect((await env.call('GET', `/v1/destinations/${id}`)).body.signature_scheme).toBe('service');
   });
 
   it('creates each chat type with its required fields and refuses what a type does not take', async () => {
@@ -159,7 +218,7 @@ describe('destinations over REST and GraphQL', () => {
     expect(rotated.status).toBe(200);
     expect(rotated.body).toMatchObject({ id, has_signing_secret: true, previous_secret_expires_at: expect.any(String) });
     const row = await env.em().findOneOrFail(Destination, id);
-    expect(destinationSigningSecrets(row, env.api.container.secrets)).toEqual({ secret: SECRETS.destinationRotated, previousSecret: SECRETS.destinationSigning });
+    expect(destinationSigningSecrets(row, env.api.container.secrets)).toEqual({ scheme: 'service', secret: SECRETS.destinationRotated, previousSecret: SECRETS.destinationSigning });
 
     expect((await env.call('POST', `/v1/destinations/${id}/signing-secret`, { body: { signing_secret: SECRETS.destinationRotated, overlap_seconds: 604_801 } })).status).toBe(400);
     expect((await env.call('POST', `/v1/destinations/${id}/signing-secret`, { body: {} })).status).toBe(400);

@@ -69,10 +69,11 @@ export interface GraphQLResponse<T = any> {
   status: number;
   data?: T;
   errors?: Array<{ message: string; extensions?: { code?: string; status?: number; details?: Record<string, unknown> } }>;
+  headers: Headers;
   text: string;
 }
 
 export async function gql<T = any>(baseUrl: string, query: string, variables: Record<string, unknown> = {}, opts: CallOptions = {}): Promise<GraphQLResponse<T>> {
   const res = await rest(baseUrl, 'POST', '/graphql', { ...opts, body: { query, variables } });
-  return { status: res.status, data: res.body?.data, errors: res.body?.errors, text: res.text };
+  return { status: res.status, data: res.body?.data, errors: res.body?.errors, headers: res.headers, text: res.text };
 }

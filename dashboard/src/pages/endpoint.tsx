@@ -20,6 +20,8 @@ import {
   RulesBuilder,
   rulesProblem,
   SecretOnce,
+  OutcomeBadge,
+  ResponseFrom,
   StatusBadge,
   Table,
   Time,
@@ -33,7 +35,7 @@ import { providerLabel, signedCurl } from '../lib/providers';
 import { EndpointFilters } from './endpoint-filters';
 import { EndpointLinks } from './endpoint-links';
 
-const ENDPOINT_FIELDS = 'id name slug ingressUrl provider isActive hasSigningSecret previousSecretExpiresAt eventTypePath eventTypeHeader typingRules createdAt updatedAt';
+const ENDPOINT_FIELDS = 'id name slug ingressUrl system provider isActive hasSigningSecret previousSecretExpiresAt eventTypePath eventTypeHeader typingRules createdAt updatedAt';
 const ENDPOINT = gql`
   query Endpoint($projectId: ID, $id: ID!) { endpoint(projectId: $projectId, id: $id) { ${ENDPOINT_FIELDS} ${HEALTH_FIELDS} } }
 `;
@@ -59,7 +61,9 @@ export interface EndpointDetail {
   id: string;
   name: string;
   slug: string;
-  ingressUrl: string;
+  /** Null for the system source, which receives no requests. */
+  ingressUrl: string | null;
+  system: boolean;
   provider: string | null;
   isActive: boolean;
   hasSigningSecret: boolean;
@@ -93,11 +97,17 @@ export function EndpointPage() {
             Metrics
           </Link>
           <Can permission="write">
-            <button type="button" className="primary" disabled={!endpoint.isActive || tested.fetching} onClick={() => sendTest({ endpointId: endpoint.id })}>
-              Test
-            </button>
+            {!endpoint.system && (
+              <button type="button" className="primary" disabled={!endpoint.isActive || tested.fetching} onClick={() => sendTest({ endpointId: endpoint.id })}>
+                Test
+              </button>
+            )}
             {endpoint.isActive ? (
-              <ConfirmButton danger onConfirm={() => update({ id: endpoint.id, input: { isActive: false } })} confirmText="Ingress will answer 404: deactivate?">
+              <ConfirmButton
+                danger
+                onConfirm={() => update({ id: endpoint.id, input: { isActive: false } })}
+                confirmText={endpoint.system ? 'No operational events will be emitted: deactivate?' : 'Ingress will answer 404: deactivate?'}
+              >
                 Deactivate
               </ConfirmButton>
             ) : (
@@ -115,27 +125,7 @@ export function EndpointPage() {
           Test event sent: <Link href={`/events/${tested.data.sendTestEvent.eventId}`}>{tested.data.sendTestEvent.eventId}</Link>
         </div>
       )}
-      <div className="card">
-        <div className="row">
-          <strong>Ingress URL</strong>
-          <code data-testid="ingress-url">{endpoint.ingressUrl}</code>
-          <CopyButton value={endpoint.ingressUrl} />
-        </div>
-        <details data-testid="signing-hint">
-          <summary>Send a signed request from a shell</summary>
-          <p className="muted">Unsigned requests get 401. Paste the signing secret (shown once at creation or rotation) and run:</p>
-          <JsonView value={signedCurl(endpoint.ingressUrl, endpoint.provider)} label="Copy command" />
-        </details>
-        <KeyValues
-          values={{
-            slug: endpoint.slug,
-            provider: endpoint.provider ? providerLabel(endpoint.provider) : 'generic (X-Hub-Signature-256)',
-            'signing secret': endpoint.hasSigningSecret ? 'set (never shown again)' : 'none',
-            ...(endpoint.previousSecretExpiresAt ? { 'previous secret valid until': new Date(endpoint.previousSecretExpiresAt).toLocaleString() } : {}),
-            created: new Date(endpoint.createdAt).toLocaleString(),
-          }}
-        />
-      </div>
+      {endpoint.ingressUrl === null ? <SystemSourceCard /> : <IngressCard endpoint={endpoint} ingressUrl={endpoint.ingressUrl} />}
       <HealthCard health={endpoint.health} />
       <h2>
         Recent events <LiveIndicator />
@@ -146,18 +136,60 @@ export function EndpointPage() {
       <h2>Filters</h2>
       <EndpointFilters endpointId={endpoint.id} />
       <Can permission="write">
-        <div className="grid2">
-          <div>
-            <h2>Settings</h2>
-            <SettingsForm endpoint={endpoint} />
+        {!endpoint.system && (
+          <div className="grid2">
+            <div>
+              <h2>Settings</h2>
+              <SettingsForm endpoint={endpoint} />
+            </div>
+            <div>
+              <h2>Signing secret</h2>
+              <RotateSecret endpointId={endpoint.id} />
+            </div>
           </div>
-          <div>
-            <h2>Signing secret</h2>
-            <RotateSecret endpointId={endpoint.id} />
-          </div>
-        </div>
+        )}
       </Can>
     </Page>
+  );
+}
+
+/** Where to send webhooks, how to sign them, and the endpoint's receiving settings. */
+function IngressCard({ endpoint, ingressUrl }: { endpoint: EndpointDetail; ingressUrl: string }) {
+  return (
+    <div className="card">
+      <div className="row">
+        <strong>Ingress URL</strong>
+        <code data-testid="ingress-url">{ingressUrl}</code>
+        <CopyButton value={ingressUrl} />
+      </div>
+      <details data-testid="signing-hint">
+        <summary>Send a signed request from a shell</summary>
+        <p className="muted">Unsigned requests get 401. Paste the signing secret (shown once at creation or rotation) and run:</p>
+        <JsonView value={signedCurl(ingressUrl, endpoint.provider)} label="Copy command" />
+      </details>
+      <KeyValues
+        values={{
+          slug: endpoint.slug,
+          provider: endpoint.provider ? providerLabel(endpoint.provider) : 'generic (X-Hub-Signature-256)',
+          'signing secret': endpoint.hasSigningSecret ? 'set (never shown again)' : 'none',
+          ...(endpoint.previousSecretExpiresAt ? { 'previous secret valid until': new Date(endpoint.previousSecretExpiresAt).toLocaleString() } : {}),
+          created: new Date(endpoint.createdAt).toLocaleString(),
+        }}
+      />
+    </div>
+  );
+}
+
+/** What the system source is, in place of an ingress URL and a secret it does not have. */
+function SystemSourceCard() {
+  return (
+    <div className="card" data-testid="system-source">
+      <p>
+        <strong>The service&apos;s own events.</strong> Dead letters, circuits opening and closing, destinations paused and issues are emitted here as
+        events (<code>relay.delivery.dead_lettered</code>, <code>relay.destination.circuit_opened</code>…). Link a chat channel or a webhook below to be
+        told; filters, templates and transforms work as on any source. This source receives no HTTP requests.
+      </p>
+    </div>
   );
 }
 
@@ -181,7 +213,8 @@ function RecentEvents({ endpointId }: { endpointId: string }) {
       columns={[
         { header: 'Received', cell: (e) => <Link href={`/events/${e.id}`}><Time value={e.createdAt} /></Link> },
         { header: 'Type', cell: (e) => e.eventType || '—', className: 'mono' },
-        { header: 'Outcome', cell: (e) => <StatusBadge status={e.outcome} /> },
+        { header: 'Outcome', cell: (e) => <OutcomeBadge outcome={e.outcome} /> },
+        { header: 'Response', cell: (e) => <ResponseFrom event={e} />, className: 'response' },
         { header: 'Event id', cell: (e) => e.id, className: 'mono hide-narrow' },
       ]}
     />

@@ -11,7 +11,7 @@ export const PROVIDERS = ['codehost_a', 'codehost_b', 'codehost_c', 'chat_a', 't
 const ENDPOINTS = gql`
   query Endpoints($projectId: ID, $cursor: String) {
     endpoints(projectId: $projectId, cursor: $cursor, limit: 50) {
-      data { id name slug ingressUrl provider isActive createdAt ${HEALTH_FIELDS} }
+      data { id name slug ingressUrl system provider isActive createdAt ${HEALTH_FIELDS} }
       nextCursor
     }
   }
@@ -26,7 +26,9 @@ interface EndpointRow {
   id: string;
   name: string;
   slug: string;
-  ingressUrl: string;
+  /** Null for the system source, which receives no requests. */
+  ingressUrl: string | null;
+  system: boolean;
   provider: string | null;
   isActive: boolean;
   createdAt: string;
@@ -77,15 +79,18 @@ export function EndpointsPage() {
         empty={fetching ? <div className="loading">Loading…</div> : <EmptyState title="No endpoints yet">An endpoint gives you an ingress URL to send webhooks to.</EmptyState>}
         columns={[
           { header: 'Name', cell: (e) => <Link href={`/endpoints/${e.id}`}>{e.name}</Link> },
-          { header: 'Provider', cell: (e) => e.provider ?? 'generic' },
+          { header: 'Provider', cell: (e) => (e.system ? 'system' : (e.provider ?? 'generic')) },
           {
             header: 'Ingress URL',
             className: 'mono',
-            cell: (e) => (
-              <span className="row" onClick={(ev) => ev.stopPropagation()}>
-                {e.ingressUrl} <CopyButton value={e.ingressUrl} />
-              </span>
-            ),
+            cell: (e) =>
+              e.ingressUrl === null ? (
+                <span className="muted">the service&apos;s operational events</span>
+              ) : (
+                <span className="row" onClick={(ev) => ev.stopPropagation()}>
+                  {e.ingressUrl} <CopyButton value={e.ingressUrl} />
+                </span>
+              ),
           },
           { header: 'State', cell: (e) => <StatusBadge status={e.isActive ? 'active' : 'inactive'} /> },
           { header: 'Health', cell: (e) => <HealthBadge health={e.health} /> },

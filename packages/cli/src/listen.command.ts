@@ -57,7 +57,8 @@ const TARGET_CHECK_MS = 5_000;
 /** The session as `startCliSession` / `updateCliSession` answer it. */
 export interface CliSession {
   destination: { id: string; name: string };
-  sources: Array<{ slug: string; ingressUrl: string }>;
+  /** `ingressUrl` is null for the system source (operational events: docs/operational-events.md). */
+  sources: Array<{ slug: string; ingressUrl: string | null }>;
   transformName: string | null;
   templateName: string | null;
   delayMs: number;
@@ -188,7 +189,9 @@ export class Listener {
     this.screen.notice(`Ready! Forwarding ${this.describe()} → POST ${target.origin}${target.path}`);
     if (describeFilters(this.session.eventTypes, this.session.filters)) this.showFilters();
     for (const route of routes) this.screen.notice(`route ${route.match} → POST ${target.origin}${route.path}`);
-    for (const source of this.session.sources) this.screen.notice(`${source.slug} receives at ${source.ingressUrl}`);
+    for (const source of this.session.sources) {
+      this.screen.notice(source.ingressUrl ? `${source.slug} receives at ${source.ingressUrl}` : `${source.slug} carries the service's operational events`);
+    }
     this.screen.notice(`destination ${this.session.destination.name}${this.keys ? '   (h for help, q to quit)' : ''}`);
     this.screen.notice('forwards are signed like webhook deliveries with this session\'s secret (relay listen --print-secret)');
     this.watchTarget();

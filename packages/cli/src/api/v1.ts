@@ -1386,6 +1386,11 @@ export interface components {
             bot_token?: string;
             /** @description Webhook only. Absent: a secret is generated and shown once in the answer; null: deliveries are not signed. */
             signing_secret?: string | null;
+            /**
+             * @description Webhook only. service (default): X-{prefix}-Signature; standard: Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature)
+             * @enum {string}
+             */
+            signature_scheme?: "service" | "standard";
             guild_id?: string | null;
             channel_id?: string | null;
             retry_policy?: {
@@ -1398,15 +1403,15 @@ export interface components {
         } | ({
             /** @constant */
             type?: "chat_b";
-        } & ((unknown | unknown) & unknown)) | ({
+        } & ((unknown | unknown) & unknown & unknown)) | ({
             /** @constant */
             type?: "chat_a";
-        } & ((unknown | unknown) & unknown)) | ({
+        } & ((unknown | unknown) & unknown & unknown)) | ({
             /** @constant */
             type?: "chat_c";
         } & (unknown & {
             channel_id: unknown;
-        } & unknown & unknown)) | ({
+        } & unknown & unknown & unknown)) | ({
             /** @constant */
             type?: "webhook";
         } & (unknown & unknown));
@@ -1415,6 +1420,11 @@ export interface components {
             webhook_url?: (string & unknown) | null;
             bot_token?: string | null;
             signing_secret?: string | null;
+            /**
+             * @description Webhook only. service (default): X-{prefix}-Signature; standard: Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature)
+             * @enum {string}
+             */
+            signature_scheme?: "service" | "standard";
             guild_id?: string | null;
             channel_id?: string | null;
             retry_policy?: {
@@ -1717,12 +1727,20 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             /**
-             * @description The deliveries' outcome summarised, worst first (docs/dashboard.md "Events")
+             * @description The deliveries' outcome summarised, worst first (docs/dashboard.md "Event outcomes")
              * @enum {string}
              */
             outcome: "quarantined" | "dead_lettered" | "failed" | "retrying" | "pending" | "skipped" | "canceled" | "delivered" | "no_destination" | "filtered";
-            /** @description Response code of the event's most recent attempt (null: none yet, or no HTTP response) */
+            /** @description The destination whose delivery gives the outcome: the worst current delivery, the newest among equals (null: no delivery, or its destination was deleted) */
+            outcome_destination: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+            } | null;
+            /** @description Response code of the last attempt of that delivery (null: none yet, or no HTTP response) */
             last_status_code: number | null;
+            /** @description How many destinations the event has a current delivery to */
+            destination_count: number;
         };
         Event: {
             /** Format: uuid */
@@ -1752,12 +1770,20 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             /**
-             * @description The deliveries' outcome summarised, worst first (docs/dashboard.md "Events")
+             * @description The deliveries' outcome summarised, worst first (docs/dashboard.md "Event outcomes")
              * @enum {string}
              */
             outcome: "quarantined" | "dead_lettered" | "failed" | "retrying" | "pending" | "skipped" | "canceled" | "delivered" | "no_destination" | "filtered";
-            /** @description Response code of the event's most recent attempt (null: none yet, or no HTTP response) */
+            /** @description The destination whose delivery gives the outcome: the worst current delivery, the newest among equals (null: no delivery, or its destination was deleted) */
+            outcome_destination: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+            } | null;
+            /** @description Response code of the last attempt of that delivery (null: none yet, or no HTTP response) */
             last_status_code: number | null;
+            /** @description How many destinations the event has a current delivery to */
+            destination_count: number;
         };
         EventReplay: {
             /** Format: uuid */
@@ -1911,8 +1937,10 @@ export interface components {
             project_id: string;
             name: string;
             slug: string;
-            /** @description POST webhooks here */
-            ingress_url: string;
+            /** @description POST webhooks here; null for the system source */
+            ingress_url: string | null;
+            /** @description The project's system source: the service emits its operational events on it; it receives no HTTP requests */
+            system: boolean;
             /** @description Shown once, in the answer that generated it; null otherwise */
             signing_secret: string | null;
             has_signing_secret: boolean;
@@ -2006,6 +2034,11 @@ export interface components {
             /** @description Shown once, in the answer that generated it; null otherwise */
             signing_secret: string | null;
             has_signing_secret: boolean;
+            /**
+             * @description service: X-{prefix}-Timestamp and X-{prefix}-Signature; standard: Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature)
+             * @enum {string}
+             */
+            signature_scheme: "service" | "standard";
             /** @description While set, deliveries also carry the previous-secret signature */
             previous_secret_expires_at: string | null;
             guild_id: string | null;
@@ -3385,6 +3418,7 @@ export interface operations {
                 code?: string;
                 error?: string;
                 error_description?: string;
+                iss?: string;
             };
             header?: never;
             path: {
@@ -3673,7 +3707,7 @@ export interface operations {
                 created_after?: string;
                 /** @description Exclusive upper bound of created_at */
                 created_before?: string;
-                /** @description A JSON object or array (URL-encoded) the payload contains, as PostgreSQL jsonb `@>`: `{"repository":{"name":"relay"}}` matches every payload holding that nested value */
+                /** @description A JSON object or array (URL-encoded) the payload contains, as PostgreSQL jsonb `@>`: `{"repository":{"name":"relay"}}` matches every payload holding that nested value. Numbers compare by their exact decimal value (`1e2` matches `100`; `12345678901234567891` only itself) */
                 contains?: string;
                 /** @description Text found, case-insensitively, in the payload (as stored, JSON escapes included) or in a header value, starting at the start of a word (`hook` finds `GitHub-Hookshot`, `ookshot` does not) */
                 q?: string & (unknown & unknown);

@@ -1,0 +1,78 @@
+import { CHAT_PLATFORMS, renderMessage } from '../formatting/index';
+import { DEFAULT_OPERATIONAL_TEMPLATES, defaultOperationalTemplate } from './default-templates';
+import { OPERATIONAL_EVENT_TYPES, type OperationalEventType, operationalEnvelope } from './operational-events';
+
+const destination = { id: '01a2177c-0000-7000-8000-000000000001', name: 'Orders <hook>', type: 'webhook' };
+const DATA: Record<OperationalEventType, Record<string, unknown>> = {
+  'relay.delivery.dead_lettered': {
+    destination,
+    event: { id: '01a2177c-0000-7000-8000-000000000002', type: 'order.paid', endpoint_id: 'e', endpoint_slug: 'shop' },
+    delivery: { id: 'd', attempts: 7, dead_lettered_at: '2026-11-26T10:00:00.000Z' },
+    last_attempt: { status_code: 500, error: 'HTTP 500 Internal Server Error' },
+  },
+  'relay.destination.circuit_opened': { destination, failures: 5, since: '2026-11-26T10:00:00.000Z', next_probe_at: '2026-11-26T10:00:30.000Z', last_error: 'timeout' },
+  'relay.destination.circuit_closed': { destination, failures: 6, since: '2026-11-26T10:00:00.000Z', closed_at: '2026-11-26T10:05:00.000Z' },
+  'relay.destination.disabled': { destination, reason: 'receiver_gone', paused_at: '2026-11-26T10:00:00.000Z', status_code: 410, error: 'HTTP 410 Gone' },
+};
+
+function envelope(type: OperationalEventType, count = 1) {
+  return operationalEnvelope(
+    {
+      projectId: 'p1',
+      projectName: 'Shop',
+      type,
+      data: DATA[type],
+      count,
+      firstOccurredAt: new Date('2026-11-26T09:59:10.000Z'),
+      lastOccurredAt: new Date('2026-11-26T10:00:00.000Z'),
+    },
+    'https://relay.example',
+  );
+}
+
+const meta = (type: string) => ({ EventType: type, EventID: 'x', EndpointID: 'y', EndpointSlug: 'relay-system-p1', DestinationID: 'z', ReceivedAt: '2026-11-26T10:00:01.000Z', Headers: {} });
+
+describe('operational events: the envelope and the default chat messages', () => {
+  it('the envelope points at the destination page of the right project', () => {
+    expect(envelope('relay.destination.disabled')).toEqual({
+      type: 'relay.destination.disabled',
+      occurred_at: '2026-11-26T10:00:00.000Z',
+      count: 1,
+      first_occurred_at: '2026-11-26T09:59:10.000Z',
+      project: { id: 'p1', name: 'Shop' },
+      dashboard_url: `https://relay.example/destinations/${destination.id}?project=p1`,
+      data: DATA['relay.destination.disabled'],
+    });
+  });
+
+  it.each(OPERATIONAL_EVENT_TYPES)('%s renders on every chat platform, naming the destination', (type) => {
+    expect(defaultOperationalTemplate(type)).toBe(DEFAULT_OPERATIONAL_TEMPLATES[type]);
+    for (const platform of CHAT_PLATFORMS) {
+      const text = JSON.stringify(renderMessage({ platform, templateConfig: defaultOperationalTemplate(type), payload: envelope(type, 3), meta: meta(type) }));
+      expect(text).toContain('Orders');
+      expect(text).not.toMatch(/undefined|\{\{|\[object Object\]/);
+      expect(text).toContain('3 since 2026-11-26 09:59 UTC');
+    }
+  });
+
+  it('says what happened in words (chat_b embed)', () => {
+    const render = (type: OperationalEventType, count = 1) =>
+      (renderMessage({ platform: 'chat_b', templateConfig: defaultOperationalTemplate(type), payload: envelope(type, count), meta: meta(type) }).embeds as Array<Record<string, unknown>>)[0];
+    expect(render('relay.delivery.dead_lettered')).toMatchObject({
+      title: 'A delivery to Orders <hook> failed for good',
+      description: 'Event order.paid gave up after 7 attempts and is in the dead-letter queue.',
+      url: `https://relay.example/destinations/${destination.id}?project=p1`,
+      color: 0xd83c3e,
+      timestamp: '2026-11-26T10:00:00.000Z',
+    });
+    expect(render('relay.delivery.dead_lettered', 4)).toMatchObject({
+      title: '4 deliveries to Orders <hook> failed for good',
+      description: 'The latest: event order.paid gave up after 7 attempts and is in the dead-letter queue.',
+    });
+    expect(render('relay.destination.circuit_opened').description).toBe(
+      '5 connection errors or timeouts in a row. Deliveries to it wait until a probe gets an answer (next probe 10:00:30 UTC).',
+    );
+    expect(render('relay.destination.circuit_closed').description).toBe('It answers again; waiting deliveries resume. The circuit had been open since 2026-11-26 10:00 UTC.');
+    expect(defaultOperationalTemplate('push')).toBeNull();
+  });
+});

@@ -1,0 +1,67 @@
+import type { OperationalEventType } from './operational-events';
+
+/**
+ * The message a chat destination gets for an operational event when its link to the system source
+ * has no template (docs/operational-events.md "Chat messages"). Ordinary embed configs in the
+ * template language, so they render like any user template (chat_a and chat_c convert the embed)
+ * and a user who wants another message copies one into a template and changes it.
+ */
+const RED = 0xd83c3e;
+const ORANGE = 0xe8912d;
+const GREEN = 0x2ea44f;
+
+const destination = '{{ .Payload.data.destination.name }} ({{ .Payload.data.destination.type }})';
+const common = {
+  url: '{{ .Payload.dashboard_url }}',
+  footer: '{{ .Payload.project.name }} · relay operational event{{ if gt .Payload.count 1 }} · {{ .Payload.count }} since {{ date .Payload.first_occurred_at }}{{ end }}',
+  timestamp: '{{ .Payload.occurred_at }}',
+};
+
+export const DEFAULT_OPERATIONAL_TEMPLATES: Record<OperationalEventType, Record<string, unknown>> = {
+  'relay.delivery.dead_lettered': {
+    ...common,
+    color: RED,
+    title: '{{ if gt .Payload.count 1 }}{{ .Payload.count }} deliveries{{ else }}A delivery{{ end }} to {{ .Payload.data.destination.name }} failed for good',
+    description:
+      '{{ if gt .Payload.count 1 }}The latest: event{{ else }}Event{{ end }} {{ .Payload.data.event.type | default "(no type)" }} gave up after {{ .Payload.data.delivery.attempts }} attempt{{ if ne .Payload.data.delivery.attempts 1 }}s{{ end }} and is in the dead-letter queue.',
+    fields: [
+      { name: 'Destination', value: destination, inline: true },
+      { name: 'Last answer', value: '{{ .Payload.data.last_attempt.error | default "none" | truncate 200 }}', inline: true },
+      { name: 'Event', value: '{{ .Payload.data.event.id }} via {{ .Payload.data.event.endpoint_slug }}' },
+    ],
+  },
+  'relay.destination.circuit_opened': {
+    ...common,
+    color: ORANGE,
+    title: 'Circuit opened: {{ .Payload.data.destination.name }}',
+    description:
+      '{{ .Payload.data.failures }} connection errors or timeouts in a row. Deliveries to it wait until a probe gets an answer (next probe {{ date .Payload.data.next_probe_at "time" }} UTC).',
+    fields: [
+      { name: 'Destination', value: destination, inline: true },
+      { name: 'Last error', value: '{{ .Payload.data.last_error | default "none" | truncate 200 }}', inline: true },
+    ],
+  },
+  'relay.destination.circuit_closed': {
+    ...common,
+    color: GREEN,
+    title: 'Circuit closed: {{ .Payload.data.destination.name }}',
+    description: 'It answers again; waiting deliveries resume.{{ if .Payload.data.since }} The circuit had been open since {{ date .Payload.data.since }}.{{ end }}',
+    fields: [{ name: 'Destination', value: destination, inline: true }],
+  },
+  'relay.destination.disabled': {
+    ...common,
+    color: RED,
+    title: 'Destination paused: {{ .Payload.data.destination.name }}',
+    description:
+      'Its receiver answered {{ .Payload.data.status_code }} Gone, so the destination was paused: new events are not sent to it. Resume it once its URL is fixed.',
+    fields: [
+      { name: 'Destination', value: destination, inline: true },
+      { name: 'Answer', value: '{{ .Payload.data.error | default "410 Gone" | truncate 200 }}', inline: true },
+    ],
+  },
+};
+
+/** The built-in template of an operational event type; null for any other type. */
+export function defaultOperationalTemplate(eventType: string): Record<string, unknown> | null {
+  return (DEFAULT_OPERATIONAL_TEMPLATES as Record<string, Record<string, unknown>>)[eventType] ?? null;
+}
