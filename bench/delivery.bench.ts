@@ -18,7 +18,8 @@ import { findTemporalServer, startTemporalServer } from '../src/launcher/tempora
 import { closeHttpAgents } from '../src/sending/http-client';
 import { deliveryWorkflowId } from '../src/temporal/delivery-workflows';
 import { ensureSearchAttributes } from '../src/temporal/ensure-search-attributes';
-import { startRelayWorker, withWorkerPoolFloor } from '../src/worker/worker';
+import { withWorkerPoolFloor } from '../src/config/database-pool';
+import { startRelayWorker } from '../src/worker/worker';
 import { runStops, saveFigures, writeMarkedSection } from './bench-output';
 import { BENCH_PROCESS, type CpuProfile, startCpuSampler, startThreadSampler } from './cpu-sampler';
 import { measureCeiling } from './temporal-ceiling';
