@@ -3,8 +3,8 @@ import path from 'node:path';
 import { DefaultLogger, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import type { Logger } from '../common/logger';
 import { createActivities } from '../../activities';
-import { type AppContainer, databasePoolMin } from '../app/container';
-import type { Config } from '../config/config';
+import type { AppContainer } from '../app/container';
+import { databasePoolMin } from '../config/database-pool';
 import { tracingWorkerPlugins } from '../telemetry/tracing';
 import { temporalSettings } from '../temporal/client';
 import { connectTemporalWorker } from '../temporal/worker-connection';
@@ -24,19 +24,6 @@ export async function bundleWorkflows(outFile = WORKFLOW_BUNDLE_PATH): Promise<s
   fs.mkdirSync(path.dirname(outFile), { recursive: true });
   fs.writeFileSync(outFile, code);
   return outFile;
-}
-
-/**
- * Connections a worker process keeps open when DATABASE_POOL_MIN is unset: a destination's window starts up to its
- * max_concurrency (default 10) attempts at once, each with a context query, so a burst after a quiet spell (when the
- * pool had shrunk to one or two) opened its connections one by one, and an attempt of another destination queued
- * behind them (docs/delivery.md "Where a fast delivery's time goes beside a noise burst").
- */
-export const WORKER_POOL_MIN = 12;
-
-/** The configuration a process that runs the worker uses: DATABASE_POOL_MIN defaults to WORKER_POOL_MIN. */
-export function withWorkerPoolFloor(config: Config): Config {
-  return config.DATABASE_POOL_MIN === undefined ? { ...config, DATABASE_POOL_MIN: WORKER_POOL_MIN } : config;
 }
 
 /**
@@ -60,7 +47,7 @@ export interface RelayWorker {
 let runtimeInstalled = false;
 
 /** Routes the SDK's own log lines (warnings and errors only) into our logger, once per process; leaves signals to us. */
-function installRuntimeLogger(log: Logger): void {
+export function installRuntimeLogger(log: Logger): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   Runtime.install({
