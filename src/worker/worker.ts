@@ -47,7 +47,7 @@ export interface RelayWorker {
 let runtimeInstalled = false;
 
 /** Routes the SDK's own log lines (warnings and errors only) into our logger, once per process; leaves signals to us. */
-function installRuntimeLogger(log: Logger): void {
+export function installRuntimeLogger(log: Logger): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   Runtime.install({

@@ -6,6 +6,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { rest } from '../support/api';
 import { freePort } from '../support/free-port';
 import { runCli, tempConfigHome } from './cli-process';
@@ -54,15 +55,15 @@ const record = (into: Received[]) => (req: http.IncomingMessage, res: http.Serve
   const ingest = (body: string, eventType: string) => le.ingest(body, eventType);
   const waitConnected = (since: Date) => waitListening(le.pg, since);
 
-  const printSecret = async () => {
-    const run = runCli(['listen', '--print-secret', source.slug], env());
+  const printSecret = async (...flags: string[]) => {
+    const run = runCli(['listen', '--print-secret', source.slug, ...flags], env());
     expect(await run.exited).toBe(0);
     return run.stdout().trim();
   };
 
   it('signs every forward with a secret made once per session and kept across runs (--print-secret)', async () => {
     const secret = await printSecret();
-    expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(await printSecret()).toBe(secret);
 
     const received: Received[] = [];
@@ -88,6 +89,39 @@ const record = (into: Received[]) => (req: http.IncomingMessage, res: http.Serve
     } finally {
       await new Promise((resolve) => receiver.close(resolve));
     }
+  });
+
+  it('signs forwards in the Standard Webhooks scheme with --signature-scheme standard: the printed secret verifies them with the standardwebhooks package', async () => {
+    const secret = await printSecret('--signature-scheme', 'standard');
+    // The session's secret (generated as whsec_ + base64 of 32 bytes) suits the scheme, so it is kept.
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    const received: Received[] = [];
+    const receiver = http.createServer(record(received));
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const port = (receiver.address() as AddressInfo).port;
+    try {
+      const since = new Date();
+      // Without the flag: the session keeps the scheme it was given.
+      term.run('standard', ['listen', String(port), source.slug], env());
+      await term.waitFor('standard', /signed like webhook deliveries with this session's secret \(Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature;/);
+      await waitConnected(since);
+      const body = '{"standard":  true, "é": [1,2]}';
+      const id = await ingest(body, 'order.paid');
+      await term.waitFor('standard', new RegExp(`200\\s+\\d+ ms\\s+${id}`));
+      const got = received.find((r) => r.body === body)!;
+      expect(new Webhook(secret).verify(got.body, got.headers as Record<string, string>)).toEqual(JSON.parse(body));
+      expect(() => new Webhook(secret).verify(got.body.replace('true', 'tru3'), got.headers as Record<string, string>)).toThrow(WebhookVerificationError);
+      expect(Object.keys(got.headers).filter((h) => h.endsWith('-signature') && h.startsWith('x-') && h !== 'x-hub-signature-256')).toEqual([]);
+      term.keys('standard', 'q');
+      await term.waitFor('standard', /EXIT=0/);
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+    }
+    // Back to the service's scheme for the tests that follow; a scheme the CLI does not know is a usage error.
+    expect(await printSecret('--signature-scheme', 'service')).toBe(secret);
+    const wrong = runCli(['listen', '--print-secret', source.slug, '--signature-scheme', 'svix'], env());
+    expect(await wrong.exited).not.toBe(0);
+    expect(wrong.stderr()).toContain("argument 'svix' is invalid. Allowed choices are service, standard");
   });
 
   it('forwards to a URL with routes and headers, warns when nothing listens there (before Ready! and while running), and refuses other machines without --allow-external', async () => {
