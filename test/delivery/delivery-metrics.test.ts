@@ -1,3 +1,4 @@
+import { readiness } from '../../src/health/readiness';
 import { DeliveryDispatcher } from '../../src/deliveries/delivery-dispatcher';
 import { readDeliveryBacklog, trackDeliveryBacklog } from '../../src/deliveries/delivery-backlog';
 import { startMetricsServer } from '../../src/metrics/metrics-server';
@@ -26,7 +27,7 @@ describe('delivery metrics (real PostgreSQL, Temporal server and worker)', () =>
     stack = await startDeliveryStack();
     trackDeliveryBacklog(() => stack.t.container.orm.em.getConnection().getKnex());
     // What `relay worker` serves on RELAY_WORKER_METRICS_PORT.
-    metrics = await startMetricsServer(0, '127.0.0.1');
+    metrics = await startMetricsServer(0, '127.0.0.1', () => readiness(stack.t.container));
   });
 
   afterAll(async () => {

@@ -31,7 +31,7 @@ describe('npm start on the embedded default', () => {
   it('starts PostgreSQL, Temporal, the API and the worker; stops them on Ctrl+C; finds its data again', async () => {
     const first = launch(env);
     const ready = await waitReady(env, first);
-    expect(ready).toEqual({ status: 'ready', checks: { database: 'up', temporal: 'up' } });
+    expect(ready).toEqual({ status: 'ready', checks: { database: 'up', temporal: 'up', worker: 'up' } });
     expect(first.output()).toContain(`Temporal        127.0.0.1:${env.RELAY_TEMPORAL_PORT}   (web UI http://127.0.0.1:${env.RELAY_TEMPORAL_UI_PORT})`);
     // The first thing a newcomer needs: where the dashboard is.
     expect(first.output()).toContain(`webhook relay is running\n  dashboard       http://localhost:${env.PORT}/   (sign up, then Get started`);

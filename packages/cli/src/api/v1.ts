@@ -3418,6 +3418,7 @@ export interface operations {
                 code?: string;
                 error?: string;
                 error_description?: string;
+                iss?: string;
             };
             header?: never;
             path: {
