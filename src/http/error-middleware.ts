@@ -48,8 +48,11 @@ const CLIENT_ERROR_LINGER_MS = 500;
  * closes its side would hold it in FIN-WAIT-2 for ever.
  */
 export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
-  // A response already went out on this connection (e.g. a 413 whose refused body never ends): nothing more to say.
-  if (err.code === 'ECONNRESET' || !socket.writable || (socket as Duplex & { bytesWritten?: number }).bytesWritten) {
+  // A response of this connection is under way (e.g. a 413 whose refused body never ends): another answer would corrupt it.
+  // Node tracks the in-flight response only as `_httpMessage` (its own default handler reads it the same way); once a
+  // response has finished it is detached, so an error on a reused keep-alive connection between requests is answered.
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+  if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
     socket.destroy();
     return;
   }

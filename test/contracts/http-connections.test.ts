@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { Client } from 'undici';
 import { startTestApi, type TestApi } from '../support/api';
 import { createEndpoint, createWorkspace } from '../support/factories';
 
@@ -131,6 +132,41 @@ describe('HTTP connections after an error answer', () => {
     const second = await conn.response();
     if (first!.headers.connection !== 'close') expect(second?.status).toBe(200);
     else expect(await conn.within(2000, 'ended')).toBe(true);
+    conn.destroy();
+  });
+
+  it('answers oversized headers with 431 on a reused keep-alive connection too (undici, one connection, 20 times)', async () => {
+    const client = new Client(api.baseUrl, { pipelining: 1 });
+    let connections = 0;
+    client.on('connect', () => connections++);
+    try {
+      for (let i = 0; i < 20; i++) {
+        const ok = await client.request({ method: 'GET', path: '/healthz' });
+        expect(ok.statusCode).toBe(200);
+        await ok.body.text();
+        // Sent on the socket the 200 came over, kept alive by it.
+        const big = await client.request({ method: 'GET', path: '/v1/projects', headers: { 'x-big': 'a'.repeat(20 * 1024) } });
+        expect(big.statusCode).toBe(431);
+        expect(big.headers.connection).toBe('close');
+        expect(((await big.body.json()) as { error: unknown }).error).toMatchObject({ code: 'request_headers_too_large' });
+      }
+      // One connection per round: each 200 left its socket open for the 431, which then closed it.
+      expect(connections).toBe(20);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('answers a malformed request with 400 on a reused keep-alive connection', async () => {
+    const conn = new RawConnection(port);
+    await conn.write(healthz);
+    expect((await conn.response())?.status).toBe(200);
+    await conn.write('NOT HTTP AT ALL\r\n\r\n');
+    const answer = await conn.response();
+    expect(answer?.status).toBe(400);
+    expect(answer?.headers.connection).toBe('close');
+    expect(JSON.parse(answer!.body).error).toMatchObject({ code: 'malformed_request' });
+    expect(await conn.within(5000, 'ended')).toBe(true);
     conn.destroy();
   });
 
