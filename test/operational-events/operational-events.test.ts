@@ -148,8 +148,9 @@ describe('operational events (real PostgreSQL, Temporal server, worker and publi
     expect(closed).toMatchObject({ type: 'relay.destination.circuit_closed', count: 1 });
     expect(closed.data).toEqual({ destination: { id: flaky.id, name: 'Flaky', type: 'webhook' }, failures: 2, since: byType['relay.destination.circuit_opened'].data.since, closed_at: expect.any(String) });
 
-    // The broken alert destination got the three events and dead-lettered each (its circuit opened too): nothing about it was emitted.
-    await until(async () => (await sql(container(), `select 1 from deliveries where destination_id = ? and status = 'failed'`, [brokenAlerts.id])).length === 3);
+    // The broken alert destination got the four events and dead-lettered each (its circuit opened too, and issues
+    // opened): nothing about it was emitted.
+    await until(async () => (await sql(container(), `select 1 from deliveries where destination_id = ? and status = 'failed'`, [brokenAlerts.id])).length >= 4);
     expect(await sql(container(), 'select type from operational_occurrences')).toEqual([]);
     const stored = await storedOperationalEvents(scene);
     // The first refused attempt opened an issue; the second one's statement dead-lettered and opened the circuit (same
@@ -162,6 +163,7 @@ describe('operational events (real PostgreSQL, Temporal server, worker and publi
       'relay.destination.circuit_closed',
     ]);
     expect(stored.every((e) => e.payload.data.destination.id === flaky.id)).toBe(true);
+    expect(await sql(container(), 'select 1 from deliveries where destination_id = ?', [brokenAlerts.id])).toHaveLength(4);
     expect(alerts.requests).toHaveLength(3);
   });
 
