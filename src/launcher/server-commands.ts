@@ -10,7 +10,7 @@ import type { AppContainer } from '../app/container';
 import { createLogger, type Logger } from '../common/logger';
 import { ConfigError, type Config } from '../config/config';
 import { withWorkerPoolFloor } from '../config/database-pool';
-import { packageRoot } from '../http/dashboard';
+import { dashboardDir, packageRoot } from '../http/dashboard';
 import { type RunningService, startEmbeddedPostgres } from './postgres';
 import { type NeededPort, assertPortsFree } from './ports';
 import { LaunchRecord } from './leftovers';
@@ -174,6 +174,7 @@ export async function start(): Promise<void> {
     const lines = [
       '',
       'webhook relay is running',
+      `  dashboard       ${dashboardLine(cfg)}`,
       `  API + ingress   ${cfg.publicBaseUrl}   (POST /hooks/:slug, /v1, /healthz, /readyz)`,
       `  GraphQL         ${cfg.publicBaseUrl}/graphql   (subscriptions: ws on the same path)`,
       `  PostgreSQL      ${databaseUrl.replace(/:[^:@/]+@/, ':***@')}`,
@@ -185,6 +186,12 @@ export async function start(): Promise<void> {
     ];
     process.stdout.write(lines.join('\n') + '\n');
   });
+}
+
+/** Where a newcomer starts: the dashboard's address (its Get started page leads to a delivered webhook), or how to build it. */
+function dashboardLine(cfg: Config): string {
+  const built = fs.existsSync(path.join(dashboardDir(cfg.RELAY_DASHBOARD_DIR), 'index.html'));
+  return built ? `${cfg.publicBaseUrl}/   (sign up, then Get started: a source, a destination and a test event)` : 'not built: run npm run build:dashboard, then start again';
 }
 
 export async function api(): Promise<void> {

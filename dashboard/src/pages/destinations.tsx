@@ -73,7 +73,7 @@ const LIST = gql`query Destinations($projectId: ID, $cursor: String) {
 const ONE = gql`query Destination($projectId: ID, $id: ID!) {
   destination(projectId: $projectId, id: $id) { ${FIELDS} linkedEndpoints { id name } }
   deliveries(projectId: $projectId, destinationId: $id, limit: 10) { data { id eventId status deadLetteredAt attemptCount createdAt } } }`;
-const CREATE = gql`mutation CreateDestination($projectId: ID, $input: DestinationInput!) {
+export const CREATE_DESTINATION = gql`mutation CreateDestination($projectId: ID, $input: DestinationInput!) {
   createDestination(projectId: $projectId, input: $input) { id name signingSecret signatureScheme } }`;
 const UPDATE = gql`mutation UpdateDestination($projectId: ID, $id: ID!, $input: DestinationInput!) {
   updateDestination(projectId: $projectId, id: $id, input: $input) { ${FIELDS} signingSecret } }`;
@@ -133,7 +133,7 @@ export function DestinationsPage() {
           ) : (
             !error && (
               <EmptyState title="No destinations yet">
-                A destination is where events go: a webhook URL or a chat channel. Create one, then link it to an endpoint on the endpoint’s page.
+                A destination is where events go: a webhook URL, a chat channel, or your computer through <code>relay listen</code>. Create one with <strong>New destination</strong>, then link it on an <Link href="/endpoints">endpoint</Link>’s page; or <Link href="/start">get started</Link> with a source, a destination, the link and a test event in one flow.
               </EmptyState>
             )
           )
@@ -278,7 +278,7 @@ const BLANK: FormState = { name: '', type: 'webhook', webhookUrl: '', botToken: 
 function CreateDestination({ onCreated, onOpen }: { onCreated: () => void; onOpen: (id: string) => void }) {
   const [form, setForm] = useState(BLANK);
   const [created, setCreated] = useState<{ id: string; name: string; signingSecret: string; signatureScheme: SignatureScheme }>();
-  const [state, create] = useProjectMutation<{ createDestination: { id: string; name: string; signingSecret: string | null; signatureScheme: SignatureScheme } }>(CREATE);
+  const [state, create] = useProjectMutation<{ createDestination: { id: string; name: string; signingSecret: string | null; signatureScheme: SignatureScheme } }>(CREATE_DESTINATION);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     const result = await create({ input: toInput(form, true) });

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { gql, useClient } from 'urql';
-import { useLocation } from 'wouter';
+import { Link, useLocation } from 'wouter';
 import { OUTCOMES, outcomeLabel } from '../../../packages/cli/src/shared/outcomes';
 import { Can, EmptyState, ErrorMessage, LiveIndicator, OutcomeBadge, Page, Pager, ResponseFrom, Table, Time } from '../components';
 import { useOnReconnect } from '../lib/connection';
@@ -20,7 +20,7 @@ const EVENTS = gql`
 `;
 const FILTER_OPTIONS = gql`
   query EventFilterOptions($projectId: ID) {
-    endpoints(projectId: $projectId, limit: 200) { data { id name slug } }
+    endpoints(projectId: $projectId, limit: 200) { data { id name slug system } }
     destinations(projectId: $projectId, limit: 200) { data { id name } }
   }
 `;
@@ -81,7 +81,7 @@ export function EventsPage() {
     createdBefore: filters.before || undefined,
     ...searchArgs(filters.search),
   });
-  const [{ data: options }] = useProjectQuery<{ endpoints: { data: EndpointRef[] }; destinations: { data: { id: string; name: string }[] } }>(FILTER_OPTIONS);
+  const [{ data: options }] = useProjectQuery<{ endpoints: { data: (EndpointRef & { system: boolean })[] }; destinations: { data: { id: string; name: string }[] } }>(FILTER_OPTIONS);
   const onFirstPage = pager.page === 1;
   useProjectSubscription<{ eventReceived: EventRow }>(
     EVENT_RECEIVED,
@@ -189,12 +189,13 @@ export function EventsPage() {
           ) : filtered ? (
             <EmptyState title="No events match these filters" />
           ) : (
-            <EmptyState title="No events yet">Send a request to an endpoint's ingress URL, or press Test on an endpoint.</EmptyState>
+            <NoEventsYet sources={options?.endpoints.data.filter((e) => !e.system)} />
           )
         }
         columns={[
           { header: 'Received', cell: (e) => <Time value={e.createdAt} /> },
-          { header: 'Endpoint', cell: (e) => e.endpoint?.name ?? e.endpointId },
+          // On a phone the outcome matters more than the source (the filter above names it).
+          { header: 'Endpoint', cell: (e) => e.endpoint?.name ?? e.endpointId, className: 'hide-narrow' },
           { header: 'Type', cell: (e) => e.eventType || <span className="muted">—</span>, className: 'mono' },
           { header: 'Outcome', cell: (e) => <OutcomeBadge outcome={e.outcome} /> },
           { header: 'Response', cell: (e) => <ResponseFrom event={e} />, className: 'response' },
@@ -203,6 +204,32 @@ export function EventsPage() {
       />
       <Pager pager={pager} nextCursor={data?.events.nextCursor} />
     </Page>
+  );
+}
+
+/** What fills an empty list: a source first (the guided first run), else a request or a Test on one. */
+function NoEventsYet({ sources }: { sources: EndpointRef[] | undefined }) {
+  if (!sources) return <EmptyState title="No events yet" />;
+  if (sources.length === 0) {
+    return (
+      <EmptyState title="No events yet">
+        Events arrive at a source&apos;s URL, and this project has no source. <Link href="/start">Create a source</Link>: the guide then makes a destination, links
+        them and sends a test event, in about a minute.
+      </EmptyState>
+    );
+  }
+  const [first] = sources;
+  return (
+    <EmptyState title="No events yet">
+      Send a request to a source&apos;s ingress URL, or press <strong>Test</strong> on <Link href={`/endpoints/${first.id}`}>{first.name}</Link>
+      {sources.length > 1 && (
+        <>
+          {' '}
+          or another <Link href="/endpoints">source</Link>
+        </>
+      )}
+      .
+    </EmptyState>
   );
 }
 

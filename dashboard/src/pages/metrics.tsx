@@ -122,7 +122,7 @@ export function MetricsPage() {
           </p>
           {m.totals.eventsReceived === 0 && m.totals.deliveriesSucceeded + m.totals.deliveriesFailed + m.totals.deliveriesRetrying === 0 ? (
             <EmptyState title="Nothing in this range">
-              Send an event to one of your <Link href="/endpoints">endpoints</Link> (its page has a Test button), or pick a longer range.
+              Send an event to one of your <Link href="/endpoints">sources</Link> (its page has a Test button), or pick a longer range. A new project: <Link href="/start">get started</Link>.
             </EmptyState>
           ) : (
             <div className="charts">
