@@ -164,7 +164,7 @@ const record = (into: Received[]) => (req: http.IncomingMessage, res: http.Serve
         await term.waitFor(name, /Ready! Forwarding/);
         await waitConnected(since);
         const id = await ingest(`{"tls":${insecure}}`, 'tls');
-        await term.waitFor(name, insecure ? new RegExp(`POST /tls\\s+→\\s+200\\s+\\d+ ms\\s+${id}`) : new RegExp(`POST /tls\\s+→\\s+failed: .*(certificate|self.signed).*${id}`, 'i'));
+        await term.waitFor(name, insecure ? new RegExp(`POST /tls\\s+→\\s+200\\s+\\d+ ms\\s+${id}`) : new RegExp(`POST /tls\\s+→\\s+no response: .*(certificate|self.signed).*${id}`, 'i'));
         term.keys(name, 'q');
         await term.waitFor(name, /EXIT=0/);
         // Nothing reached the server through the session without --insecure. (Its failed forward is retried
