@@ -15,7 +15,9 @@ const swc = [
 
 module.exports = {
   testEnvironment: 'node',
-  transform: { '^.+\\.ts$': swc },
+  // oauth4webapi is published as ES modules only: swc turns it into CommonJS for jest, as Node's require does at run time.
+  transform: { '^.+\\.ts$': swc, '/node_modules/oauth4webapi/.+\\.js$': swc },
+  transformIgnorePatterns: ['/node_modules/(?!oauth4webapi/)'],
   roots: ['<rootDir>/src', '<rootDir>/test', '<rootDir>/workflows', '<rootDir>/activities', '<rootDir>/packages/cli/src'],
   testMatch: ['**/*.test.ts'],
   // Starts PostgreSQL and a Temporal dev server once per run (or uses DATABASE_URL / TEMPORAL_ADDRESS).

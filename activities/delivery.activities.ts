@@ -1,3 +1,4 @@
+import { DELIVERY_STATUS_OUTCOMES } from '../packages/cli/src/shared/outcomes';
 import { sendAttempt } from '../src/deliveries/attempt-pipeline';
 import {
   type AttemptContext,
@@ -45,8 +46,8 @@ export function createDeliveryActivities(deps: ActivityDeps) {
     const now = Date.now();
     const decision = decideAttempt(result, attemptNumber, policy, { now, deadline: scheduleDeadline(ctx.createdAt, policy) });
     const labels = { destination_type: ctx.destination.type };
-    deliveryAttempts.inc({ ...labels, outcome: decision.kind });
-    deliverySendSeconds.observe(labels, result.latencyMs / 1000);
+    deliveryAttempts.inc({ ...labels, outcome: decision.kind === 'rate_limited' ? decision.kind : DELIVERY_STATUS_OUTCOMES[decision.kind] });
+    if (result.latencyMs !== null) deliverySendSeconds.observe(labels, result.latencyMs / 1000);
     if (decision.kind === 'rate_limited') {
       await releaseLease(knex(), ctx.deliveryId);
       return decision;
@@ -112,7 +113,7 @@ export function createDeliveryActivities(deps: ActivityDeps) {
         sendAttempt(ctx, { ...deps, cooldowns, cliForwarder, knex: knex() }),
       );
       if ('forwardId' in result) return { kind: 'awaiting_cli', forwardId: result.forwardId, waitMs: result.waitMs };
-      timing.end({ destinationId: ctx.destination.id, attemptNumber, sendMs: result.latencyMs }, Date.now() - result.latencyMs);
+      timing.end({ destinationId: ctx.destination.id, attemptNumber, sendMs: result.latencyMs }, Date.now() - (result.latencyMs ?? 0));
       return finish(ctx, attemptNumber, result);
     },
 

@@ -152,3 +152,41 @@ export function startThreadSampler(): (units: number) => Record<string, number> 
     return Object.fromEntries(Object.entries(used).map(([group, ticks]) => [group, Math.round(((ticks / TICKS) * 1000 * 100) / Math.max(1, units)) / 100]));
   };
 }
+
+/** Every descendant of `root` (itself included), by pid. */
+function descendantsOf(procs: Map<number, ProcStat>, root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const [pid, stat] of procs) children.set(stat.ppid, [...(children.get(stat.ppid) ?? []), pid]);
+  const found: number[] = [];
+  for (const queue = [root]; queue.length > 0; ) {
+    const pid = queue.pop()!;
+    if (!procs.has(pid)) continue;
+    found.push(pid);
+    queue.push(...(children.get(pid) ?? []));
+  }
+  return found;
+}
+
+/**
+ * CPU by kind of process inside one process tree (`relay start`: the relay's Node process, the
+ * PostgreSQL it started with all its backends, the Temporal dev server), in CPU-milliseconds over
+ * the span; `kindOf` names a process's kind from its command name. A process that exits during the
+ * span (a closed PostgreSQL backend) takes the CPU it used with it: pooled connections live on.
+ */
+export function startTreeSampler(root: number, kindOf: (comm: string, pid: number) => string): () => { seconds: number; cpu_ms: Record<string, number> } {
+  const take = () => {
+    const procs = readProcs();
+    return new Map(descendantsOf(procs, root).map((pid) => [pid, procs.get(pid)!]));
+  };
+  const before = take();
+  const started = performance.now();
+  return () => {
+    const after = take();
+    const cpu: Record<string, number> = {};
+    for (const [pid, stat] of after) {
+      const kind = kindOf(stat.comm, pid);
+      cpu[kind] = (cpu[kind] ?? 0) + ((stat.ticks - (before.get(pid)?.ticks ?? 0)) / TICKS) * 1000;
+    }
+    return { seconds: (performance.now() - started) / 1000, cpu_ms: cpu };
+  };
+}

@@ -3,8 +3,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { Client } from '@temporalio/client';
 import { createContainer } from '../src/app/container';
 import { uuidv7 } from '../src/common/ids';
 import { createLogger, type Logger } from '../src/common/logger';
@@ -19,9 +18,12 @@ import { findTemporalServer, startTemporalServer } from '../src/launcher/tempora
 import { closeHttpAgents } from '../src/sending/http-client';
 import { deliveryWorkflowId } from '../src/temporal/delivery-workflows';
 import { ensureSearchAttributes } from '../src/temporal/ensure-search-attributes';
-import { startRelayWorker, withWorkerPoolFloor } from '../src/worker/worker';
+import { withWorkerPoolFloor } from '../src/config/database-pool';
+import { startRelayWorker } from '../src/worker/worker';
 import { runStops, saveFigures, writeMarkedSection } from './bench-output';
 import { BENCH_PROCESS, type CpuProfile, startCpuSampler, startThreadSampler } from './cpu-sampler';
+import { measureCeiling } from './temporal-ceiling';
+import { USER_PATH_DEFAULTS, type UserPathFigures, runUserPath } from './user-path';
 import { freePort } from '../test/support/free-port';
 
 /**
@@ -154,52 +156,6 @@ function realServerMissing(): string | undefined {
     return undefined;
   } catch (err) {
     return (err as Error).message;
-  }
-}
-
-/** Empty workflows started with the dispatcher's start concurrency and completed by a worker tuned like the relay's, per second. */
-async function measureCeiling(address: string, opts: Opts): Promise<{ per_second: number; cpu: CpuProfile; process_cpu_ms_per_workflow: Record<string, number> }> {
-  const taskQueue = `bench-ceiling-${randomBytes(3).toString('hex')}`;
-  let completed = 0;
-  let lastCompletion = 0;
-  const connection = await NativeConnection.connect({ address });
-  const clientConnection = await Connection.connect({ address });
-  const client = new Client({ connection: clientConnection });
-  const worker = await Worker.create({
-    connection,
-    taskQueue,
-    workflowsPath: require.resolve('./delivery-ceiling.workflow'),
-    maxConcurrentWorkflowTaskExecutions: 100,
-    maxCachedWorkflows: 2000,
-    sinks: { bench: { done: { fn: () => void ((completed += 1), (lastCompletion = now())) } } },
-  });
-  const run = worker.run();
-  try {
-    const startEmpty = async (n: number) => {
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: opts.concurrency }, async () => {
-          while (next < n) {
-            next += 1;
-            await client.workflow.start('emptyWorkflow', { taskQueue, workflowId: `bench-empty-${uuidv7()}` });
-          }
-        }),
-      );
-    };
-    await startEmpty(200); // warm-up
-    while (completed < 200) await sleep(20);
-    completed = 0;
-    const sample = startCpuSampler();
-    const threads = startThreadSampler();
-    const started = now();
-    await startEmpty(opts.ceilingEvents);
-    while (completed < opts.ceilingEvents) await sleep(5);
-    return { per_second: Math.round(opts.ceilingEvents / ((lastCompletion - started) / 1000)), cpu: sample(), process_cpu_ms_per_workflow: threads(opts.ceilingEvents) };
-  } finally {
-    worker.shutdown();
-    await run;
-    await connection.close();
-    await clientConnection.close();
   }
 }
 
@@ -378,6 +334,10 @@ export async function main(args: string[]): Promise<void> {
   // dev: the dev server with its defaults and tuned; server: the real Temporal server on PostgreSQL; all: both.
   const temporalTargets = stringArg(args, 'temporal') ?? process.env.RELAY_BENCH_TEMPORAL ?? 'all';
   if (!['dev', 'server', 'all'].includes(temporalTargets)) throw new Error(`--temporal: "${temporalTargets}" is not dev, server or all`);
+  // The headline: `npm start` (bench/user-path.ts), its deliveries and paced latency; `--no-user-path` leaves it out.
+  const userPath = args.includes('--no-user-path')
+    ? undefined
+    : await runUserPath({ ...USER_PATH_DEFAULTS, repo: REPO, phases: ['delivery', 'paced'], events: opts.events }, (line) => process.stderr.write(`${line}\n`));
   const stops: Stops = [];
   const log = createLogger('warn');
   const loadAtStart = Number(os.loadavg()[0].toFixed(1));
@@ -448,6 +408,7 @@ export async function main(args: string[]): Promise<void> {
         load_average_1m_at_end: Number(os.loadavg()[0].toFixed(1)),
       },
       options: opts,
+      user_path: userPath,
       dev_server_knobs: knobs,
       targets,
       targets_set: { deliveries_per_second_at_least: 300, paced_p99_below_ms: 150 },
@@ -471,6 +432,7 @@ function writeDocSection(f: {
   date: string;
   machine: { cpus: number; node: string; load_average_1m_at_start: number; load_average_1m_at_end: number };
   options: Opts;
+  user_path?: UserPathFigures;
   dev_server_knobs: Array<{ name: string; store: string; ceiling_empty_workflows_per_second: number; cpu: CpuProfile }>;
   targets: Array<{ name: string } & Awaited<ReturnType<typeof measureEndToEnd>>>;
 }): void {
@@ -479,6 +441,7 @@ function writeDocSection(f: {
     '',
     `One run on ${f.date.slice(0, 16).replace('T', ' ')} UTC, ${f.machine.cpus} cores, Node ${f.machine.node}; 1-minute load average ${f.machine.load_average_1m_at_start} at the start and ${f.machine.load_average_1m_at_end} at the end (other engineers' test runs share the machine, so absolute figures are depressed: compare rows within the run). PostgreSQL, Temporal, the relay worker + outbox dispatcher (the bench process) and the receiver (a child process) share the machine.`,
     '',
+    ...userPathLines(f.user_path),
     ...(f.dev_server_knobs.length
       ? [
           `### Dev server knobs (\`temporal server start-dev\`): ${f.options.ceilingEvents} empty workflows per row, ${f.options.concurrency} concurrent starts`,
@@ -491,7 +454,7 @@ function writeDocSection(f: {
           '',
         ]
       : []),
-    `### End to end: ${f.options.events} events per target, ${f.options.concurrency} concurrent workflow starts (${f.options.eager ? 'eager start for deliveries, as `relay worker` does' : 'plain start'})`,
+    `### Component: end to end in the bench process, ${f.options.events} events per target, ${f.options.concurrency} concurrent workflow starts (${f.options.eager ? 'eager start for deliveries, as `relay worker` does' : 'plain start'})`,
     '',
     'Events committed as ingress commits them → outbox dispatcher → one workflow per delivery → one local activity (route, transform, render, send, record) → signed POST to the receiver.',
     '',
@@ -523,4 +486,24 @@ function writeDocSection(f: {
     'Design choices behind the figures: docs/delivery.md ("Performance").',
   ].join('\n');
   writeMarkedSection(DOC, 'delivery', section, 'Benchmarks');
+}
+
+/** The headline rows: `npm start` as a user runs it, deliveries and paced latency beside the same run's ceiling. */
+function userPathLines(u: UserPathFigures | undefined): string[] {
+  if (!u?.delivery || !u.paced) return [];
+  const d = u.delivery;
+  return [
+    `### As users run it: \`npm start\` (bench/user-path.ts, the same as \`npm run bench:user\`)`,
+    '',
+    `${d.events} signed events sent to a source ${USER_PATH_DEFAULTS.sendConcurrency} at a time through ingress, fanned out with their search rows, one workflow each, POSTed signed to the receiver; then ${u.paced.events_per_second} events/s for ${USER_PATH_DEFAULTS.pacedSeconds} s. The dev server is the one \`relay start\` runs (on-disk SQLite file, the launcher's settings); its ceiling was measured in the same run. Load average ${u.load_average_1m.start} → ${u.load_average_1m.end}.`,
+    '',
+    '| measure | `npm start` |',
+    '|---|---|',
+    `| deliveries/s at the receiver | **${d.deliveries_per_second}** |`,
+    `| the same dev server's empty-workflow ceiling; ratio (target ≥ 0.9) | ${u.references.ceiling_empty_workflows_per_second}; **${d.ratio_to_ceiling}** |`,
+    `| CPU ms per delivery: relay process / Temporal / PostgreSQL | ${d.cpu.ms_per_unit.relay} / ${d.cpu.ms_per_unit.temporal} / ${d.cpu.ms_per_unit.postgres} |`,
+    `| Temporal's CPU per empty workflow in the ceiling run | ${u.references.ceiling_temporal_cpu_ms_per_workflow} ms |`,
+    `| paced ${u.paced.events_per_second}/s: send → receive p50 / p99 (target p99 < 50 ms) | ${u.paced.send_to_receive_ms.p50} / **${u.paced.send_to_receive_ms.p99}** ms |`,
+    '',
+  ];
 }

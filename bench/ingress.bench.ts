@@ -12,7 +12,9 @@ import { pgClientConfig } from '../src/db/pg-connection';
 import { startEmbeddedPostgres } from '../src/launcher/postgres';
 import { freePort } from '../test/support/free-port';
 import { startCpuSampler } from './cpu-sampler';
+import { realisticBody, sizedBody } from './webhook-bodies';
 import { SERVICE_NODE_FLAGS } from '../src/launcher/node-flags';
+import { USER_PATH_DEFAULTS, type UserPathFigures, runUserPath } from './user-path';
 
 /**
  * `npm run bench:ingress [-- --duration 15 --connections 128 --payload-bytes 512 --plan growth --integration --bad-signature --profile DIR]`
@@ -39,6 +41,8 @@ interface Options {
   badSignature: boolean;
   /** Directory for a V8 CPU profile of the service process (`--cpu-prof`). */
   profileDir?: string;
+  /** The headline row first: the ingest phase of the user path (bench/user-path.ts); `--no-user-path` leaves it out. */
+  userPath: boolean;
 }
 
 function parseArgs(args: string[]): Options {
@@ -54,37 +58,22 @@ function parseArgs(args: string[]): Options {
     integration: args.includes('--integration'),
     badSignature: args.includes('--bad-signature'),
     profileDir: get('profile'),
+    userPath: !args.includes('--no-user-path') && !args.includes('--bad-signature'),
   };
 }
 
 
-const WORDS = ['fix', 'flaky', 'test', 'in', 'module', 'retry', 'parser', 'cache', 'update', 'docs', 'bump', 'deps', 'refactor', 'handler', 'add', 'metrics'];
-
-/**
- * A push-like body of about `payloadBytes`: nested objects, hex ids, words and numbers, as real
- * webhooks carry (a body of one padded string would hide what parsing or indexing text costs).
- */
-function realisticBody(i: number, payloadBytes: number): string {
-  const hex = (n: number) => randomBytes(n).toString('hex');
-  const event = { type: 'push', seq: i, ref: 'refs/heads/main', repository: { id: 1000 + (i % 97), name: `repo-${i % 97}`, owner: { login: 'acme' } }, pusher: { name: `user${i % 500}` }, commits: [] as unknown[] };
-  for (let c = 0; JSON.stringify(event).length < payloadBytes; c++) {
-    const message = Array.from({ length: 6 }, (_, w) => WORDS[(i + c * 7 + w * 3) % WORDS.length]).join(' ');
-    event.commits.push({ id: hex(20), message: `${message} (#${i + c})`, timestamp: new Date(1_780_000_000_000 + i * 1000).toISOString(), added: [], modified: [`src/m${c}.ts`] });
-  }
-  return JSON.stringify(event);
-}
-
 /** Distinct bodies, each signed once up front, so the load process spends its CPU on sending. */
-function signedBodies(secret: string, payloadBytes: number, count = 512): Array<{ body: string; signature: string }> {
+function signedBodies(secret: string, payloadBytes: number, exact = false, count = 512): Array<{ body: string; signature: string }> {
   return Array.from({ length: count }, (_, i) => {
-    const body = realisticBody(i, payloadBytes);
+    const body = exact ? sizedBody(i, payloadBytes) : realisticBody(i, payloadBytes);
     return { body, signature: `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` };
   });
 }
 
 /** The load process: `relay bench ingress --load <json>`; prints autocannon's result as JSON. */
-async function runLoad(spec: { url: string; secret: string; duration: number; connections: number; payloadBytes: number }): Promise<void> {
-  const bodies = signedBodies(spec.secret, spec.payloadBytes);
+export async function runLoad(spec: { url: string; secret: string; duration: number; connections: number; payloadBytes: number; exactBytes?: boolean }): Promise<void> {
+  const bodies = signedBodies(spec.secret, spec.payloadBytes, spec.exactBytes);
   let next = 0;
   const result = await autocannon({
     url: spec.url,
@@ -126,6 +115,10 @@ export async function main(args: string[]): Promise<void> {
   const loadIndex = args.indexOf('--load');
   if (loadIndex >= 0) return runLoad(JSON.parse(args[loadIndex + 1]));
   const opts = parseArgs(args);
+  // The headline: the same load against `npm start`, with fan-out, search rows and deliveries running.
+  const userPath = opts.userPath
+    ? (await runUserPath({ ...USER_PATH_DEFAULTS, repo: REPO, phases: ['ingest'] }, (line) => process.stderr.write(`${line}\n`))).ingest
+    : undefined;
   const stops: Array<() => Promise<unknown> | void> = [];
   try {
     let databaseUrl = process.env.DATABASE_URL;
@@ -211,6 +204,7 @@ export async function main(args: string[]): Promise<void> {
       date: new Date().toISOString(),
       machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, load_average_1m_before: loadBefore, load_average_1m_after: os.loadavg()[0] },
       options: opts,
+      user_path: userPath,
       events_per_second: Math.round(accepted / result.duration),
       requests_per_second_avg: result.requests.average,
       latency_ms: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, max: result.latency.max },
@@ -246,8 +240,9 @@ function writeDocSection(f: {
   date: string; machine: { cpus: number; model?: string; node: string; load_average_1m_before: number; load_average_1m_after: number }; options: Options; events_per_second: number;
   latency_ms: { p50: number; p90: number; p99: number; max: number }; responses: Record<string, number>;
   durability: { accepted_202: number; rows_committed: number }; group_commit: { commits_per_second: number; mean_batch_rows: number; mean_commit_ms: number };
-  service_cpu_seconds_per_second: number; cpu_ms_per_event: Record<string, number>;
+  service_cpu_seconds_per_second: number; cpu_ms_per_event: Record<string, number>; user_path?: UserPathFigures['ingest'];
 }): void {
+  const u = f.user_path;
   const section = [
     '## Ingress',
     '',
@@ -255,10 +250,16 @@ function writeDocSection(f: {
     `Machine load average (1 min) before/after: ${f.machine.load_average_1m_before.toFixed(1)} / ${f.machine.load_average_1m_after.toFixed(1)} (other processes share the machine).`,
     `The service (\`relay api\`) and the load generator (autocannon, ${f.options.connections} connections, ${f.options.duration} s, ${f.options.payloadBytes}-byte signed push-like bodies: nested objects, hex ids, commit messages) run as separate processes on the same machine, with PostgreSQL (fsync on, synchronous_commit on).`,
     '',
-    '| events/s (durable 202s) | p50 | p90 | p99 | max | non-2xx | errors | 202s / committed rows |',
-    '|---|---|---|---|---|---|---|---|',
-    `| ${f.events_per_second} | ${f.latency_ms.p50} ms | ${f.latency_ms.p90} ms | ${f.latency_ms.p99} ms | ${f.latency_ms.max} ms | ${f.responses.non2xx} | ${f.responses.errors} | ${f.durability.accepted_202} / ${f.durability.rows_committed} |`,
+    '| configuration | events/s (durable 202s) | p50 | p90 | p99 | max | non-2xx | errors | CPU ms per event: relay / PostgreSQL |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...(u
+      ? [
+          `| **as users run it**: \`npm start\` (bench/user-path.ts; ${USER_PATH_DEFAULTS.connections} connections, ${USER_PATH_DEFAULTS.duration} s, ~${u.body_bytes}-byte bodies; fan-out, search rows and deliveries running) | **${u.events_per_second}** | ${u.latency_ms.p50} ms | ${u.latency_ms.p90} ms | **${u.latency_ms.p99} ms** | ${u.latency_ms.max} ms | ${u.non_2xx} | ${u.errors} | ${u.cpu_until_fanned_out.ms_per_unit.relay} / ${u.cpu_until_fanned_out.ms_per_unit.postgres} (until fanned out; Temporal ${u.cpu_until_fanned_out.ms_per_unit.temporal}) |`,
+        ]
+      : []),
+    `| component: \`relay api\` alone (no dispatcher: no fan-out, no search rows, no deliveries) | ${f.events_per_second} | ${f.latency_ms.p50} ms | ${f.latency_ms.p90} ms | ${f.latency_ms.p99} ms | ${f.latency_ms.max} ms | ${f.responses.non2xx} | ${f.responses.errors} | ${f.cpu_ms_per_event.service} / ${f.cpu_ms_per_event.postgres} |`,
     '',
+    `Component run: ${f.durability.accepted_202} 202s, ${f.durability.rows_committed} committed rows.`,
     `Group commit: ${f.group_commit.commits_per_second} commits/s, ${f.group_commit.mean_batch_rows} rows per commit on average, ${f.group_commit.mean_commit_ms} ms per commit. The service process used ${f.service_cpu_seconds_per_second} CPU-seconds per second.`,
     `CPU per accepted event (less sensitive to the machine's load than the rate): the service ${f.cpu_ms_per_event.service} ms, PostgreSQL ${f.cpu_ms_per_event.postgres} ms.`,
     '',

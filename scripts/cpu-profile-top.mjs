@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 /* global process, console */
 // Top self-time costs of a V8 .cpuprofile (node --cpu-prof), by function and by package/file:
-//   node scripts/cpu-profile-top.mjs <file.cpuprofile> [--top 25] [--per N]   (--per: divide by N deliveries, ms each)
+//   node scripts/cpu-profile-top.mjs <file.cpuprofile> [--top 25] [--per N] [--window FROM_US TO_US]
+//   --per: divide by N deliveries, ms each; --window: only samples taken between these CLOCK_MONOTONIC
+//   microseconds (the profile's own clock: bench:user prints the delivery phase's as monotonic_window_us).
 import fs from 'node:fs';
 
 const [file, ...rest] = process.argv.slice(2);
@@ -17,9 +19,13 @@ const top = opt('top', 25);
 const per = opt('per', 0);
 const profile = JSON.parse(fs.readFileSync(file, 'utf8'));
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const windowAt = rest.indexOf('--window');
+const [from, to] = windowAt >= 0 ? [Number(rest[windowAt + 1]), Number(rest[windowAt + 2])] : [-Infinity, Infinity];
 const self = new Map();
-for (let i = 0; i < profile.samples.length; i++) {
+for (let i = 0, at = profile.startTime; i < profile.samples.length; i++) {
   const dt = profile.timeDeltas[i] ?? 0;
+  at += dt;
+  if (at < from || at > to) continue;
   self.set(profile.samples[i], (self.get(profile.samples[i]) ?? 0) + dt);
 }
 const total = [...self.values()].reduce((a, b) => a + b, 0);

@@ -6,6 +6,7 @@ import { EndpointPage } from './pages/endpoint';
 import { EndpointsPage } from './pages/endpoints';
 import { EventPage } from './pages/event';
 import { EventsPage } from './pages/events';
+import { FirstRunPage } from './pages/first-run';
 import { MembersPage } from './pages/members';
 import { MetricsPage } from './pages/metrics';
 import { TemplatePage, TemplatesPage } from './pages/templates';
@@ -24,6 +25,7 @@ export interface RouteDef {
  * Order matters only where patterns overlap: put `/x/new` before `/x/:id`.
  */
 export const ROUTES: RouteDef[] = [
+  { path: '/start', component: FirstRunPage, nav: { label: 'Get started', order: 5 } },
   { path: '/events', component: EventsPage, nav: { label: 'Events', order: 10 } },
   { path: '/events/:id', component: EventPage },
   { path: '/dead-letters', component: DeadLettersPage, nav: { label: 'Dead letters', order: 20 } },

@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { Logger } from '../common/logger';
 import { SecretBox } from '../common/secret-box';
 import type { Config } from '../config/config';
+import { databasePoolMin } from '../config/database-pool';
 import { createOrm } from '../db/orm';
 import { PgNotifications } from '../db/pg-notifications';
 import { createTemporalClient, temporalSettings } from '../temporal/client';
@@ -34,11 +35,6 @@ export interface AppContainer {
 interface Closer {
   name: string;
   fn: () => Promise<void> | void;
-}
-
-/** Connections the pool keeps open: DATABASE_POOL_MIN, never above DATABASE_POOL_MAX. */
-export function databasePoolMin(config: Config): number {
-  return Math.min(config.DATABASE_POOL_MIN ?? 0, config.DATABASE_POOL_MAX);
 }
 
 export async function createContainer(config: Config, log: Logger = createLogger(config.LOG_LEVEL)): Promise<AppContainer> {

@@ -1,7 +1,7 @@
 import { Client } from '@temporalio/client';
 import type { AppContainer } from './container';
 import { type ApiServer, startApiServer } from '../http/server';
-import { startRelayWorker } from '../worker/worker';
+import { WorkerSupervisor } from '../worker/worker-supervisor';
 import { DeliveryDispatcher } from '../deliveries/delivery-dispatcher';
 import { OperationalEventPublisher } from '../operational-events/operational-event-publisher';
 import { closeHttpAgents } from '../sending/http-client';
@@ -11,6 +11,7 @@ import { startMetricsServer } from '../metrics/metrics-server';
 import { tracingClientInterceptors } from '../telemetry/tracing';
 import { checkTemporalConnection, temporalSettings } from '../temporal/client';
 import { drainApi } from '../health/drain';
+import { readiness } from '../health/readiness';
 
 /**
  * What an API process runs: the HTTP server and the background loops that
@@ -43,26 +44,38 @@ export async function startWorkerProcess(container: AppContainer, taskQueue?: st
   trackDeliveryBacklog(() => container.orm.em.getConnection().getKnex());
   const metricsPort = container.config.RELAY_WORKER_METRICS_PORT;
   if (metricsPort !== undefined) {
-    const metrics = await startMetricsServer(metricsPort, container.config.HOST);
+    const metrics = await startMetricsServer(metricsPort, container.config.HOST, () => readiness(container));
     container.onClose('worker metrics', () => metrics.close());
-    container.log.info({ port: metrics.port }, 'worker metrics at /metrics');
+    container.log.info({ port: metrics.port }, 'worker metrics at /metrics, readiness at /readyz');
   }
   // The dispatcher first: fan-out needs only PostgreSQL, so deliveries appear while the worker connects.
   const dispatcher = new DeliveryDispatcher(container);
   await dispatcher.start();
-  const worker = await startRelayWorker(container, { taskQueue }).catch(async (err) => {
+  const queue = taskQueue ?? container.config.TEMPORAL_TASK_QUEUE;
+  // Temporal away at start, or lost later, is waited out (src/worker/worker-supervisor.ts); `/readyz` says so meanwhile.
+  const supervisor = new WorkerSupervisor(container, {
+    taskQueue,
+    onRunning: (worker, first) => {
+      // Eager starts go through the running worker's connection (a new one after each reconnection).
+      dispatcher.useEagerStart(
+        new Client({ connection: worker.worker.connection!, namespace: container.config.TEMPORAL_NAMESPACE, interceptors: tracingClientInterceptors() }),
+      );
+      if (first) {
+        ensureRetentionSchedule(container.temporal, queue, container.log).catch((err) =>
+          container.log.warn({ err }, 'could not create the event retention schedule; it is created at the next start'),
+        );
+      }
+    },
+  });
+  await supervisor.start().catch(async (err) => {
     await dispatcher.stop();
     throw err;
   });
-  container.onClose('temporal worker', () => worker.stop());
-  // Eager starts go through the worker's connection, so the dispatcher stops before the worker (closers run last first).
-  dispatcher.useEagerStart(
-    new Client({ connection: worker.worker.connection!, namespace: container.config.TEMPORAL_NAMESPACE, interceptors: tracingClientInterceptors() }),
-  );
+  // The dispatcher stops before the worker whose connection its eager starts use (closers run last first).
+  container.onClose('temporal worker', () => supervisor.stop());
   container.onClose('dispatcher', () => dispatcher.stop());
   // Needs only PostgreSQL: operational events become events on the system sources, which the dispatcher fans out.
   const publisher = new OperationalEventPublisher(container);
   await publisher.start();
   container.onClose('operational events', () => publisher.stop());
-  await ensureRetentionSchedule(container.temporal, taskQueue ?? container.config.TEMPORAL_TASK_QUEUE, container.log);
 }

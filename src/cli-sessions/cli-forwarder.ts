@@ -51,7 +51,7 @@ export function forwardHeaders(original: Record<string, string>, delivery: Recor
 
 /** The CLI's answer as an attempt result: its status, headers, body (first 4096 bytes) and the latency it measured. */
 export function cliAnswerToResult(answer: CliAnswer, payloadSent: unknown): SendResult {
-  if (answer.skipped) return notSent(payloadSent, PAUSED_IN_CLI, { skipped: true, latencyMs: answer.latencyMs });
+  if (answer.skipped) return notSent(payloadSent, PAUSED_IN_CLI, { skipped: true });
   if (answer.statusCode === null) {
     // The CLI answered: the tunnel works, so this says nothing to the circuit breaker (it is the local server's failure).
     return { ...failureToResult({ error: answer.error ?? 'the local request failed', blocked: false, latencyMs: answer.latencyMs }, payloadSent), unreachable: false };
@@ -153,7 +153,8 @@ export class CliForwarder {
     const row = rows[0] as { result: CliAnswer | null; body: string } | undefined;
     if (!row) return null;
     const payloadSent = parseJson(row.body);
-    if (!row.result) return notSent(payloadSent, `the CLI did not answer within ${waitMs} ms`, { latencyMs: waitMs, unreachable: true });
+    // No latency: the wait was for the CLI (away, or reconnecting), not for the local server's answer.
+    if (!row.result) return notSent(payloadSent, `the CLI did not answer within ${waitMs} ms`, { unreachable: true });
     return cliAnswerToResult(row.result, payloadSent);
   }
 }

@@ -49,7 +49,7 @@ export const settingsSchema = z.object({
 
   DATABASE_URL: setting(optionalUrl.optional(), 'PostgreSQL connection string', { defaultText: 'relay start runs an embedded PostgreSQL under RELAY_DATA_DIR', secret: true }),
   DATABASE_POOL_MAX: setting(int(1, 200).default(20), 'database connections per process'),
-  /** Connections each process keeps open (unset: 0, but WORKER_POOL_MIN in processes that run the worker: src/worker/worker.ts). */
+  /** Connections each process keeps open (unset: 0, but WORKER_POOL_MIN in processes that run the worker: src/config/database-pool.ts). */
   DATABASE_POOL_MIN: setting(int(0, 200).optional(), 'connections a process keeps open, so a burst of attempts finds them warm', { defaultText: '12 where the worker runs (relay start, relay worker), else 0' }),
   /** Folded into DATABASE_URL as libpq's `sslmode` / `sslrootcert` (src/db/pg-connection.ts); unset: the URL's own. */
   DATABASE_SSL_MODE: setting(z.enum(['disable', 'require', 'verify-ca', 'verify-full']).optional(), 'TLS to PostgreSQL: disable, require, verify-ca or verify-full (libpq meanings)', { defaultText: "the URL's sslmode, else disable" }),

@@ -23,6 +23,7 @@ const OAUTH_SETTINGS: Array<[string, string]> = [
   ['AUTHORIZE_URL', "the provider's authorization endpoint"],
   ['TOKEN_URL', "the provider's token endpoint"],
   ['USERINFO_URL', "the provider's userinfo endpoint (needed for sign-in)"],
+  ['ISSUER', "the provider's issuer identifier; when set, each callback's iss must name it (RFC 9207)"],
   ['SCOPES', 'default scopes, space or comma separated'],
   ['CLIENT_AUTH', 'token-endpoint client authentication: basic (default) or post'],
 ];

@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { DependencyState } from '../common/backoff';
 import type { Logger } from '../common/logger';
 import { pgClientConfig } from './pg-connection';
 
@@ -28,11 +29,14 @@ export class PgNotifications {
   private retry: NodeJS.Timeout | undefined;
   private closed = false;
   private readonly listeners = new Set<NotificationListener>();
+  private readonly state: DependencyState;
 
   constructor(
     private readonly databaseUrl: string,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.state = new DependencyState(log);
+  }
 
   /**
    * Registers a listener; resolves once its channel is LISTENed on, or the
@@ -69,7 +73,7 @@ export class PgNotifications {
     if (this.closed) return Promise.resolve();
     this.connecting ??= this.connect()
       .catch((err) => {
-        this.log.warn({ err }, 'could not LISTEN for database notifications; retrying');
+        this.state.failed(err, 'could not LISTEN for database notifications; retrying every second');
         this.scheduleReconnect();
       })
       .finally(() => (this.connecting = null));
@@ -100,6 +104,7 @@ export class PgNotifications {
     }
     this.client = client;
     this.listening = listening;
+    this.state.succeeded('listening for database notifications again');
     for (const l of this.listeners) l.onConnect?.();
   }
 

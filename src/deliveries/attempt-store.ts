@@ -304,7 +304,7 @@ export async function recordAttempt(knex: Knex, args: RecordAttemptArgs): Promis
       result.responseBodyTruncated,
       result.responseHeaders ? JSON.stringify(result.responseHeaders) : null,
       result.error,
-      Math.round(result.latencyMs),
+      result.latencyMs === null ? null : Math.round(result.latencyMs),
       args.nextRetryAt,
       stringifyJson(result.payloadSent),
       attemptNumber,

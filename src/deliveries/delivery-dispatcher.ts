@@ -5,6 +5,7 @@ import { NOTIFY } from '../common/notify-channels';
 import { type DeliveryToStart, startDeliveryWorkflow } from '../temporal/delivery-workflows';
 import { inEventTrace } from '../telemetry/tracing';
 import { fanOutIsolated } from './fan-out';
+import { DependencyState } from '../common/backoff';
 
 /**
  * The outbox between ingress and Temporal, and the fair dispatcher
@@ -158,7 +159,7 @@ async function mapConcurrent<T, R>(items: readonly T[], limit: number, fn: (item
 export async function startDeliveries(
   deps: DispatcherDeps,
   deliveries: readonly DeliveryToStart[],
-  opts: { concurrency?: number; timeoutMs?: number; knex?: Knex; eager?: boolean; claimed?: boolean } = {},
+  opts: { concurrency?: number; timeoutMs?: number; knex?: Knex; eager?: boolean; claimed?: boolean; starts?: DependencyState } = {},
 ): Promise<number> {
   if (deliveries.length === 0) return 0;
   const startOpts = { taskQueue: deps.config.TEMPORAL_TASK_QUEUE, attemptTimeoutMs: deps.config.RELAY_DELIVERY_TIMEOUT_MS, eager: opts.eager };
@@ -169,9 +170,11 @@ export async function startDeliveries(
   const started = deliveries.filter((_, i) => results[i].status === 'fulfilled').map((d) => d.deliveryId);
   const unstarted = deliveries.filter((_, i) => results[i].status === 'rejected').map((d) => d.deliveryId);
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failed) {
-    deps.log.warn({ err: failed.reason, failed: unstarted.length }, 'could not start delivery workflows; they are started again shortly');
-  }
+  const message = 'could not start delivery workflows (Temporal unreachable?); they are started again shortly';
+  // The dispatcher's loop logs a Temporal outage once (`starts`); a one-off start (a replay) logs each failure.
+  if (failed && opts.starts) opts.starts.failed(failed.reason, message);
+  else if (failed) deps.log.warn({ err: failed.reason, failed: unstarted.length }, message);
+  else if (started.length > 0) opts.starts?.succeeded('delivery workflows start again');
   const knex = opts.knex ?? knexOf(deps);
   if (opts.claimed && unstarted.length > 0) {
     await knex.raw('update deliveries set workflow_started_at = null where id = any(?::uuid[])', [uuidArray(unstarted)]);
@@ -189,7 +192,7 @@ export async function startDeliveries(
  */
 export async function sweepUnstarted(
   deps: DispatcherDeps,
-  opts: { olderThanMs: number; batchSize: number; concurrency?: number; timeoutMs?: number; eager?: boolean },
+  opts: { olderThanMs: number; batchSize: number; concurrency?: number; timeoutMs?: number; eager?: boolean; starts?: DependencyState },
 ): Promise<number> {
   return knexOf(deps).transaction(async (trx) => {
     const { rows } = await trx.raw(
@@ -220,11 +223,15 @@ export class DeliveryDispatcher {
   private readonly inFlight = new Set<Promise<unknown>>();
   private windowTimer: NodeJS.Timeout | null = null;
   private eager = false;
+  private readonly passes: DependencyState;
+  private readonly starts: DependencyState;
 
   constructor(
     private deps: DispatcherDeps,
     opts: DispatcherOptions = {},
   ) {
+    this.passes = new DependencyState(deps.log);
+    this.starts = new DependencyState(deps.log);
     this.opts = {
       batchSize: opts.batchSize ?? 500,
       pollIntervalMs: opts.pollIntervalMs ?? 1000,
@@ -285,8 +292,10 @@ export class DeliveryDispatcher {
       this.again = false;
       try {
         await this.pass();
+        this.passes.succeeded('delivery dispatch runs again');
       } catch (err) {
-        this.deps.log.error({ err }, 'delivery dispatch failed; retrying on the next poll');
+        // PostgreSQL away fails every poll: one line when it starts, one when it ends.
+        this.passes.failed(err, 'delivery dispatch failed (database unreachable?); retrying on every poll');
         return;
       }
     } while (this.again && !this.stopped);
@@ -312,6 +321,7 @@ export class DeliveryDispatcher {
         concurrency: this.opts.startConcurrency,
         timeoutMs: this.opts.startTimeoutMs,
         eager: this.eager,
+        starts: this.starts,
       });
     }
   }
@@ -327,6 +337,7 @@ export class DeliveryDispatcher {
         timeoutMs: this.opts.startTimeoutMs,
         eager: this.eager,
         claimed: true,
+        starts: this.starts,
       })
         .catch((err) => this.deps.log.warn({ err }, 'unmarking unstarted deliveries failed; the sweep starts them'))
         .finally(() => this.inFlight.delete(task));

@@ -32,6 +32,12 @@ export class EventType implements EventView {
   @Field({ name: 'createdAt' }) created_at!: string;
 }
 
+@ObjectType('EventDestinationRef')
+class EventDestinationRef {
+  @Field(() => ID) id!: string;
+  @Field() name!: string;
+}
+
 @ObjectType()
 class EventPage extends PageOf(EventType) {}
 
@@ -99,9 +105,23 @@ export class EventResolver {
     return (await outcomeOf(event, context)).outcome;
   }
 
-  @FieldResolver(() => Int, { name: 'lastStatusCode', nullable: true, description: "Response code of the event's most recent attempt (null: none yet, or no HTTP response)." })
+  @FieldResolver(() => EventDestinationRef, {
+    name: 'outcomeDestination',
+    nullable: true,
+    description: 'The destination whose delivery gives the outcome: the worst current delivery, the newest among equals (null: no delivery).',
+  })
+  async outcomeDestination(@Root() event: EventView, @Ctx() context: GraphQLContext): Promise<EventDestinationRef | null> {
+    return (await outcomeOf(event, context)).outcome_destination;
+  }
+
+  @FieldResolver(() => Int, { name: 'lastStatusCode', nullable: true, description: 'Response code of the last attempt of the outcomeDestination\'s delivery (null: none yet, or no HTTP response).' })
   async lastStatusCode(@Root() event: EventView, @Ctx() context: GraphQLContext): Promise<number | null> {
     return (await outcomeOf(event, context)).last_status_code;
+  }
+
+  @FieldResolver(() => Int, { name: 'destinationCount', description: 'How many destinations the event has a current delivery to.' })
+  async destinationCount(@Root() event: EventView, @Ctx() context: GraphQLContext): Promise<number> {
+    return (await outcomeOf(event, context)).destination_count;
   }
 
   @FieldResolver(() => [DeliveryType], { description: 'Deliveries of this event, replays included, oldest first (batched per request).' })

@@ -2,25 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Router from '@koa/router';
 import type { Context } from 'koa';
+import { DASHBOARD_CSP } from './dashboard';
 
 /**
  * The API reference at `/docs`: Swagger UI over `/v1/openapi.json`. Its files come from the
  * `swagger-ui-dist` package in node_modules (no CDN); the page's own script is a file too, so the
- * page runs under a strict Content-Security-Policy: scripts, styles, fonts and requests from this
- * origin only (inline `data:` images are Swagger UI's icons).
+ * page runs under the dashboard's strict Content-Security-Policy: scripts, styles, fonts and requests
+ * from this origin only (inline `data:` images are Swagger UI's icons).
  */
-export const API_DOCS_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -66,7 +55,7 @@ export function apiDocsRouter(): Router {
   };
   router.get('/docs', (ctx) => {
     common(ctx, 'text/html; charset=utf-8');
-    ctx.set('Content-Security-Policy', API_DOCS_CSP);
+    ctx.set('Content-Security-Policy', DASHBOARD_CSP);
     ctx.set('X-Frame-Options', 'DENY');
     ctx.set('Cache-Control', 'no-cache');
     ctx.body = PAGE;

@@ -39,8 +39,8 @@ function serviceCommands(relay: Command): void {
   relay
     .command('build-dashboard')
     .description('build the web dashboard into dashboard/dist (RELAY_DASHBOARD_DIR)')
-    .option('--if-missing', 'only when it is not built yet')
-    .action(async (opts: { ifMissing?: boolean }) => dashboardBuild().buildDashboard(opts.ifMissing === true));
+    .option('--if-stale', 'only when it is not built yet or its sources changed since')
+    .action(async (opts: { ifStale?: boolean }) => dashboardBuild().buildDashboard(opts.ifStale === true));
   relay
     .command('bench')
     .description('run a benchmark (ingress, delivery, render, sending, soak, scaling, listen)')

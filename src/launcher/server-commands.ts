@@ -6,24 +6,36 @@
 import 'reflect-metadata';
 import fs from 'node:fs';
 import path from 'node:path';
-import { printSchema } from 'graphql';
-import { type AppContainer, createContainer } from '../app/container';
-import { startApiProcess, startWorkerProcess } from '../app/processes';
+import type { AppContainer } from '../app/container';
 import { createLogger, type Logger } from '../common/logger';
 import { ConfigError, type Config } from '../config/config';
-import { createOrm, migrate } from '../db/orm';
-import { buildRelaySchema } from '../graphql/schema';
-import { packageRoot } from '../http/dashboard';
-import { checkedInOpenApiJson } from '../http/v1';
+import { withWorkerPoolFloor } from '../config/database-pool';
+import { dashboardDir, packageRoot } from '../http/dashboard';
 import { type RunningService, startEmbeddedPostgres } from './postgres';
 import { type NeededPort, assertPortsFree } from './ports';
 import { LaunchRecord } from './leftovers';
 import { startTemporalDevServer } from './temporal';
 import { ensureTemporalCli } from './temporal-cli';
-import { temporalSettings } from '../temporal/client';
-import { ensureSearchAttributes } from '../temporal/ensure-search-attributes';
-import { bundleWorkflows, withWorkerPoolFloor } from '../worker/worker';
+import { retryUntilUp } from '../common/backoff';
 import { serviceConfig as config } from './service-config';
+
+/**
+ * The service itself (about 1,500 modules, a second or more of loading on a small machine): required when a command
+ * needs it, so that `relay start` loads it while its PostgreSQL and Temporal are starting.
+ */
+function service() {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  return {
+    ...(require('../app/container') as typeof import('../app/container')),
+    ...(require('../app/processes') as typeof import('../app/processes')),
+    ...(require('../db/orm') as typeof import('../db/orm')),
+    ...(require('../worker/worker') as typeof import('../worker/worker')),
+    ...(require('../worker/worker-supervisor') as typeof import('../worker/worker-supervisor')),
+    ...(require('../temporal/client') as typeof import('../temporal/client')),
+    ...(require('../temporal/ensure-search-attributes') as typeof import('../temporal/ensure-search-attributes')),
+  };
+  /* eslint-enable @typescript-eslint/no-require-imports */
+}
 
 /** How long a stop signal that arrives during start-up waits for what is starting before stopping anyway. */
 const STARTUP_SETTLE_MS = 5_000;
@@ -90,6 +102,25 @@ function portsToStart(cfg: Config): NeededPort[] {
   return ports;
 }
 
+function startPostgres(base: Config, dataDir: string, log: Logger): Promise<RunningService> {
+  log.info({ dataDir: path.join(dataDir, 'postgres') }, 'starting embedded PostgreSQL');
+  return startEmbeddedPostgres({ dataDir: path.join(dataDir, 'postgres'), port: base.RELAY_PG_PORT, ownProcessGroup: true, log });
+}
+
+async function startTemporal(base: Config, dataDir: string, log: Logger): Promise<RunningService & { uiUrl: string }> {
+  const cliPath = await ensureTemporalCli({ explicit: base.TEMPORAL_CLI_PATH, toolsDir: path.join(dataDir, 'tools'), log });
+  log.info({ cliPath }, 'starting Temporal dev server');
+  return startTemporalDevServer({
+    cliPath,
+    dbFile: path.join(dataDir, 'temporal.db'),
+    port: base.RELAY_TEMPORAL_PORT,
+    uiPort: base.RELAY_TEMPORAL_UI_PORT,
+    namespace: base.TEMPORAL_NAMESPACE,
+    ownProcessGroup: true,
+    log,
+  });
+}
+
 export async function start(): Promise<void> {
   const base = config();
   const log = createLogger(base.LOG_LEVEL);
@@ -110,37 +141,28 @@ export async function start(): Promise<void> {
     record.clear();
   };
   await runUntilSignal(log, stopped, stopAll, async () => {
-    let databaseUrl = base.DATABASE_URL;
-    if (!databaseUrl) {
-      log.info({ dataDir: path.join(dataDir, 'postgres') }, 'starting embedded PostgreSQL');
-      const pg = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'postgres'), port: base.RELAY_PG_PORT, ownProcessGroup: true, log });
-      services.push(pg);
-      record.add('postgres', pg.pid, 'SIGINT');
+    // PostgreSQL and the Temporal dev server boot side by side (neither uses the other) while the service's modules load.
+    const pgStarting = base.DATABASE_URL ? null : startPostgres(base, dataDir, log);
+    const temporalStarting = base.TEMPORAL_ADDRESS ? null : startTemporal(base, dataDir, log);
+    const { createContainer, migrate, startApiProcess, startWorkerProcess, ensureSearchAttributes, temporalSettings } = service();
+    // Both settle before anything is decided, so that one that started is stopped when the other failed.
+    const [pg, temporal] = await Promise.allSettled([pgStarting, temporalStarting]);
+    if (pg.status === 'fulfilled' && pg.value) {
+      services.push(pg.value);
+      record.add('postgres', pg.value.pid, 'SIGINT');
       stopped.push('postgres');
-      databaseUrl = pg.url;
     }
-    let temporalAddress = base.TEMPORAL_ADDRESS;
-    let temporalUi: string | undefined;
-    if (!temporalAddress) {
-      const cliPath = await ensureTemporalCli({ explicit: base.TEMPORAL_CLI_PATH, toolsDir: path.join(dataDir, 'tools'), log });
-      log.info({ cliPath }, 'starting Temporal dev server');
-      const temporal = await startTemporalDevServer({
-        cliPath,
-        dbFile: path.join(dataDir, 'temporal.db'),
-        port: base.RELAY_TEMPORAL_PORT,
-        uiPort: base.RELAY_TEMPORAL_UI_PORT,
-        namespace: base.TEMPORAL_NAMESPACE,
-        ownProcessGroup: true,
-        log,
-      });
-      services.push(temporal);
-      record.add('temporal', temporal.pid);
+    if (temporal.status === 'fulfilled' && temporal.value) {
+      services.push(temporal.value);
+      record.add('temporal', temporal.value.pid);
       stopped.push('temporal');
-      temporalAddress = temporal.url;
-      temporalUi = temporal.uiUrl;
-    } else {
-      await ensureSearchAttributes(temporalSettings(base));
     }
+    if (pg.status === 'rejected') throw pg.reason;
+    if (temporal.status === 'rejected') throw temporal.reason;
+    const databaseUrl = pg.value?.url ?? base.DATABASE_URL!;
+    const temporalAddress = temporal.value?.url ?? base.TEMPORAL_ADDRESS!;
+    const temporalUi = temporal.value?.uiUrl;
+    if (!temporal.value) await ensureSearchAttributes(temporalSettings(base));
 
     const cfg = config({ ...process.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress });
     container = await createContainer(cfg.RELAY_RUN_WORKER ? withWorkerPoolFloor(cfg) : cfg, log);
@@ -152,6 +174,7 @@ export async function start(): Promise<void> {
     const lines = [
       '',
       'webhook relay is running',
+      `  dashboard       ${dashboardLine(cfg)}`,
       `  API + ingress   ${cfg.publicBaseUrl}   (POST /hooks/:slug, /v1, /healthz, /readyz)`,
       `  GraphQL         ${cfg.publicBaseUrl}/graphql   (subscriptions: ws on the same path)`,
       `  PostgreSQL      ${databaseUrl.replace(/:[^:@/]+@/, ':***@')}`,
@@ -165,11 +188,19 @@ export async function start(): Promise<void> {
   });
 }
 
+/** Where a newcomer starts: the dashboard's address (its Get started page leads to a delivered webhook), or how to build it. */
+function dashboardLine(cfg: Config): string {
+  const built = fs.existsSync(path.join(dashboardDir(cfg.RELAY_DASHBOARD_DIR), 'index.html'));
+  return built ? `${cfg.publicBaseUrl}/   (sign up, then Get started: a source, a destination and a test event)` : 'not built: run npm run build:dashboard, then start again';
+}
+
 export async function api(): Promise<void> {
   const cfg = config();
   await assertPortsFree([{ setting: 'PORT', port: cfg.PORT, host: cfg.HOST, what: 'the HTTP API' }]);
   const log = createLogger(cfg.LOG_LEVEL);
   let container: AppContainer | undefined;
+  // Loaded before the signal handlers: a stop signal never waits for a long synchronous load.
+  const { createContainer, startApiProcess } = service();
   await runUntilSignal(log, ['api'], async () => container?.close(), async () => {
     container = await createContainer(cfg, log);
     const server = await startApiProcess(container);
@@ -181,17 +212,20 @@ export async function worker(): Promise<void> {
   const cfg = config();
   const log = createLogger(cfg.LOG_LEVEL);
   let container: AppContainer | undefined;
+  const { createContainer, startWorkerProcess, workerStateOf } = service();
   await runUntilSignal(log, ['worker'], async () => container?.close(), async () => {
     log.info({ taskQueue: cfg.TEMPORAL_TASK_QUEUE }, 'worker starting');
-    container = await createContainer(withWorkerPoolFloor(cfg), log);
+    // PostgreSQL away at start is waited out like Temporal (docs/delivery.md "When Temporal or PostgreSQL is away").
+    container = await retryUntilUp(log, 'PostgreSQL', () => createContainer(withWorkerPoolFloor(cfg), log), (err) => err instanceof ConfigError);
     await startWorkerProcess(container);
-    log.info({ taskQueue: cfg.TEMPORAL_TASK_QUEUE }, 'worker running');
+    if (workerStateOf(container) === 'running') log.info({ taskQueue: cfg.TEMPORAL_TASK_QUEUE }, 'worker running');
   });
 }
 
 export async function runMigrations(): Promise<void> {
   const cfg = config();
   if (!cfg.DATABASE_URL) throw new ConfigError('DATABASE_URL: required by `relay migrate`');
+  const { createOrm, migrate, ensureSearchAttributes, temporalSettings } = service();
   const orm = await createOrm(cfg.DATABASE_URL);
   try {
     const applied = await migrate(orm);
@@ -208,6 +242,11 @@ export async function runMigrations(): Promise<void> {
 export async function emitSchema(): Promise<void> {
   // The checkout's schema/, also when this runs from the compiled dist/.
   const out = path.join(packageRoot(), 'schema', 'schema.graphql');
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { printSchema } = require('graphql') as typeof import('graphql');
+  const { buildRelaySchema } = require('../graphql/schema') as typeof import('../graphql/schema');
+  const { checkedInOpenApiJson } = require('../http/v1') as typeof import('../http/v1');
+  /* eslint-enable @typescript-eslint/no-require-imports */
   fs.writeFileSync(out, printSchema(await buildRelaySchema()) + '\n');
   process.stdout.write(`wrote ${out}\n`);
   const openapi = path.join(packageRoot(), 'schema', 'openapi.json');
@@ -228,5 +267,5 @@ export async function bench(name: string, args: string[]): Promise<void> {
 }
 
 export async function bundle(): Promise<void> {
-  process.stdout.write(`wrote ${await bundleWorkflows()}\n`);
+  process.stdout.write(`wrote ${await service().bundleWorkflows()}\n`);
 }

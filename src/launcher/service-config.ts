@@ -4,15 +4,14 @@
  * then what the launcher derives; and `relay config`, which shows the result.
  */
 import path from 'node:path';
-import { databasePoolMin } from '../app/container';
 import { createLogger } from '../common/logger';
 import { ConfigError, type Config, loadConfig } from '../config/config';
+import { databasePoolMin, withWorkerPoolFloor } from '../config/database-pool';
 import { type EnvFile, applyEnvFile } from '../config/env-file';
 import { type Derived, describeSettings, envExample, unknownSettings } from '../config/settings-report';
 import { drainDelayMs } from '../health/drain';
 import { devSecretsFile, readDevSecrets, withDevSecrets } from './dev-secrets';
 import { embeddedPostgresUrl } from './postgres';
-import { withWorkerPoolFloor } from '../worker/worker';
 
 let environment: { envFile: EnvFile | undefined; warned: boolean } | undefined;
 

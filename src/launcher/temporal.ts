@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { Connection } from '@temporalio/client';
+import type { Connection as TemporalConnection } from '@temporalio/client';
 import type { Logger } from '../common/logger';
 import { SEARCH_ATTRIBUTE_NAMES } from '../temporal/search-attributes';
 import { stopChild } from './child-process';
@@ -95,6 +95,9 @@ export async function startTemporalDevServer(opts: {
 
 /** The port opens before the frontend serves ("Frontend is not healthy yet" on a loaded machine): wait for an answer. */
 async function waitForFrontend(address: string, deadline: number): Promise<void> {
+  // Required here, not at the top: the dev server is spawned first and boots while the client's modules load.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Connection } = require('@temporalio/client') as { Connection: typeof TemporalConnection };
   for (;;) {
     try {
       const connection = await Connection.connect({ address, connectTimeout: 2_000 });

@@ -46,7 +46,7 @@ export const ingressCommitSeconds = new Histogram({
 /** Destination types are few and fixed (webhook, chat_a, chat_b, chat_c, cli): safe as a label. */
 export const deliveryAttempts = new Counter({
   name: 'relay_delivery_attempts_total',
-  help: 'Delivery attempts by outcome (success, retrying, failed, skipped, rate_limited) and destination type.',
+  help: 'Delivery attempts by outcome (delivered, retrying, failed, skipped; rate_limited: deferred, not counted as an attempt) and destination type.',
   labelNames: ['outcome', 'destination_type'] as const,
   registers: [metricsRegistry],
 });

@@ -1,11 +1,14 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { AppError } from '../common/errors';
+import * as oauth from 'oauth4webapi';
+import { AppError, ValidationError } from '../common/errors';
 import type { OAuthProviderConfig } from './oauth-config';
 
 /**
- * The client side of the OAuth 2 authorization-code flow with PKCE (RFC 6749,
- * RFC 7636 S256), against whatever endpoints the provider's configuration
- * names. No provider-specific code: anything compliant works.
+ * The client side of the OAuth 2 authorization-code flow with PKCE (RFC 6749, RFC 7636 S256), on
+ * oauth4webapi: the callback's validation (with `OAUTH_<PROVIDER>_ISSUER`, RFC 9207's `iss` must
+ * name the configured issuer: a mix-up defence), the token and refresh requests with the configured
+ * client authentication, and the token responses' checks. Whatever endpoints the provider's
+ * configuration names: anything compliant works. Plain-http endpoints (local servers, tests) are
+ * allowed only where the configured URL is http.
  */
 export interface TokenSet {
   accessToken: string;
@@ -24,9 +27,9 @@ export interface ProviderUser {
 
 const TIMEOUT_MS = 10_000;
 
-export function pkcePair(): { verifier: string; challenge: string } {
-  const verifier = randomBytes(32).toString('base64url');
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+export async function pkcePair(): Promise<{ verifier: string; challenge: string }> {
+  const verifier = oauth.generateRandomCodeVerifier();
+  return { verifier, challenge: await oauth.calculatePKCECodeChallenge(verifier) };
 }
 
 export function authorizeUrl(cfg: OAuthProviderConfig, p: { redirectUri: string; state: string; challenge: string; scopes: string[] }): string {
@@ -41,52 +44,88 @@ export function authorizeUrl(cfg: OAuthProviderConfig, p: { redirectUri: string;
   return url.toString();
 }
 
+function authorizationServer(cfg: OAuthProviderConfig): oauth.AuthorizationServer {
+  return {
+    // Without a configured issuer the callback's `iss` cannot be checked (and is not required).
+    issuer: cfg.issuer ?? new URL(cfg.authorizeUrl).origin,
+    authorization_endpoint: cfg.authorizeUrl,
+    token_endpoint: cfg.tokenUrl,
+    userinfo_endpoint: cfg.userinfoUrl,
+    authorization_response_iss_parameter_supported: cfg.issuer !== undefined,
+  };
+}
+
+const client = (cfg: OAuthProviderConfig): oauth.Client => ({ client_id: cfg.clientId });
+
+function clientAuth(cfg: OAuthProviderConfig): oauth.ClientAuth {
+  return cfg.clientAuth === 'basic' ? oauth.ClientSecretBasic(cfg.clientSecret) : oauth.ClientSecretPost(cfg.clientSecret);
+}
+
+/** A time limit, and plain http only where the configured URL is http. */
+function requestOptions(url: string): { signal: AbortSignal; [oauth.allowInsecureRequests]: boolean } {
+  return { signal: AbortSignal.timeout(TIMEOUT_MS), [oauth.allowInsecureRequests]: url.startsWith('http:') };
+}
+
 function providerError(cfg: OAuthProviderConfig, what: string, detail?: string): AppError {
   return new AppError(502, 'oauth_provider_error', `${cfg.provider}: ${what}${detail ? ` (${detail})` : ''}.`, { provider: cfg.provider });
 }
 
-async function tokenRequest(cfg: OAuthProviderConfig, params: Record<string, string>): Promise<TokenSet> {
-  const body = new URLSearchParams(params);
-  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
-  if (cfg.clientAuth === 'basic') {
-    // RFC 6749 §2.3.1: the client id and secret are form-encoded before Basic encoding.
-    const user = encodeURIComponent(cfg.clientId);
-    const pass = encodeURIComponent(cfg.clientSecret);
-    headers.authorization = `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
-  } else {
-    body.set('client_id', cfg.clientId);
-    body.set('client_secret', cfg.clientSecret);
-  }
-  let res: Response;
-  try {
-    res = await fetch(cfg.tokenUrl, { method: 'POST', headers, body, redirect: 'error', signal: AbortSignal.timeout(TIMEOUT_MS) });
-  } catch (err) {
-    throw providerError(cfg, 'the token endpoint could not be reached', (err as Error).message);
-  }
-  const json = (await res.json().catch(() => null)) as Record<string, unknown> | null;
-  if (!res.ok || !json || typeof json.access_token !== 'string') {
-    const code = typeof json?.error === 'string' ? json.error : `HTTP ${res.status}`;
-    // invalid_grant: the code or refresh token is no longer valid; the user must go through the flow again.
-    if (code === 'invalid_grant') {
-      throw new AppError(400, 'oauth_invalid_grant', `${cfg.provider} refused the grant (invalid_grant): start the authorization again.`, { provider: cfg.provider });
+/** A failed token request: invalid_grant means the code or refresh token is no longer valid (the user starts again). */
+function tokenError(cfg: OAuthProviderConfig, err: unknown): AppError {
+  if (err instanceof oauth.ResponseBodyError) {
+    if (err.error === 'invalid_grant') {
+      return new AppError(400, 'oauth_invalid_grant', `${cfg.provider} refused the grant (invalid_grant): start the authorization again.`, { provider: cfg.provider });
     }
-    throw providerError(cfg, 'the token request failed', code);
+    return providerError(cfg, 'the token request failed', err.error);
   }
-  const expiresIn = Number(json.expires_in);
+  if (err instanceof oauth.OperationProcessingError) return providerError(cfg, 'the token request failed', err.message);
+  return providerError(cfg, 'the token endpoint could not be reached', (err as Error).message);
+}
+
+function tokenSet(response: oauth.TokenEndpointResponse): TokenSet {
+  const expiresIn = Number(response.expires_in);
   return {
-    accessToken: json.access_token,
-    refreshToken: typeof json.refresh_token === 'string' ? json.refresh_token : null,
+    accessToken: response.access_token,
+    refreshToken: typeof response.refresh_token === 'string' ? response.refresh_token : null,
     expiresAt: Number.isFinite(expiresIn) && expiresIn > 0 ? new Date(Date.now() + expiresIn * 1000) : null,
-    scope: typeof json.scope === 'string' ? json.scope : null,
+    scope: typeof response.scope === 'string' ? response.scope : null,
   };
 }
 
-export function exchangeCode(cfg: OAuthProviderConfig, p: { code: string; redirectUri: string; verifier: string }): Promise<TokenSet> {
-  return tokenRequest(cfg, { grant_type: 'authorization_code', code: p.code, redirect_uri: p.redirectUri, code_verifier: p.verifier });
+/** The callback's parameters (code, state, iss) checked, then the code exchanged with our PKCE verifier. */
+export async function exchangeCode(
+  cfg: OAuthProviderConfig,
+  p: { callback: { code?: string; state?: string; iss?: string }; redirectUri: string; verifier: string },
+): Promise<TokenSet> {
+  const as = authorizationServer(cfg);
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(p.callback)) if (value !== undefined && (key !== 'iss' || cfg.issuer)) params.set(key, value);
+  let validated: URLSearchParams;
+  try {
+    validated = oauth.validateAuthResponse(as, client(cfg), params, p.callback.state ?? oauth.expectNoState);
+  } catch (err) {
+    throw new ValidationError(
+      `${cfg.provider}: the callback did not come from the configured issuer ${cfg.issuer ?? ''} (${(err as Error).message}).`,
+      { provider: cfg.provider, field: 'iss' },
+      'oauth_issuer_mismatch',
+    );
+  }
+  try {
+    const response = await oauth.authorizationCodeGrantRequest(as, client(cfg), clientAuth(cfg), validated, p.redirectUri, p.verifier, requestOptions(cfg.tokenUrl));
+    return tokenSet(await oauth.processAuthorizationCodeResponse(as, client(cfg), response));
+  } catch (err) {
+    throw tokenError(cfg, err);
+  }
 }
 
-export function refreshGrant(cfg: OAuthProviderConfig, refreshToken: string): Promise<TokenSet> {
-  return tokenRequest(cfg, { grant_type: 'refresh_token', refresh_token: refreshToken });
+export async function refreshGrant(cfg: OAuthProviderConfig, refreshToken: string): Promise<TokenSet> {
+  const as = authorizationServer(cfg);
+  try {
+    const response = await oauth.refreshTokenGrantRequest(as, client(cfg), clientAuth(cfg), refreshToken, requestOptions(cfg.tokenUrl));
+    return tokenSet(await oauth.processRefreshTokenResponse(as, client(cfg), response));
+  } catch (err) {
+    throw tokenError(cfg, err);
+  }
 }
 
 const text = (value: unknown): string | null => (typeof value === 'string' && value ? value : typeof value === 'number' ? String(value) : null);
@@ -96,12 +135,9 @@ export async function fetchUserInfo(cfg: OAuthProviderConfig, accessToken: strin
   if (!cfg.userinfoUrl) return null;
   let res: Response;
   try {
-    res = await fetch(cfg.userinfoUrl, {
-      headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' },
-      redirect: 'error',
-      signal: AbortSignal.timeout(TIMEOUT_MS),
-    });
+    res = await oauth.protectedResourceRequest(accessToken, 'GET', new URL(cfg.userinfoUrl), new Headers({ accept: 'application/json' }), null, requestOptions(cfg.userinfoUrl));
   } catch (err) {
+    if (err instanceof oauth.WWWAuthenticateChallengeError) throw providerError(cfg, 'the userinfo request failed', `HTTP ${err.status}`);
     throw providerError(cfg, 'the userinfo endpoint could not be reached', (err as Error).message);
   }
   const json = (await res.json().catch(() => null)) as Record<string, unknown> | null;

@@ -4,7 +4,7 @@ import { OAUTH_PROVIDERS, type OAuthProvider } from '../common/types';
  * Per-provider OAuth client settings from the environment: a provider is
  * enabled when `OAUTH_<PROVIDER>_CLIENT_ID` is set (e.g. `OAUTH_CODEHOST_A_CLIENT_ID`),
  * and then needs `_CLIENT_SECRET`, `_AUTHORIZE_URL` and `_TOKEN_URL`;
- * `_USERINFO_URL`, `_SCOPES` (space or comma separated) and `_CLIENT_AUTH`
+ * `_USERINFO_URL`, `_ISSUER` (then the callback's `iss` must name it, RFC 9207), `_SCOPES` (space or comma separated) and `_CLIENT_AUTH`
  * (`basic`, the default, or `post`) are optional. No provider host is built in:
  * any compliant OAuth 2 server works.
  */
@@ -15,6 +15,8 @@ export interface OAuthProviderConfig {
   authorizeUrl: string;
   tokenUrl: string;
   userinfoUrl?: string;
+  /** The authorization server's issuer identifier: when set, the callback's `iss` must equal it (RFC 9207). */
+  issuer?: string;
   scopes: string[];
   clientAuth: 'basic' | 'post';
 }
@@ -58,6 +60,7 @@ export function parseOAuthProviders(env: NodeJS.ProcessEnv): OAuthProviders {
       authorizeUrl: url(env, name('AUTHORIZE_URL'), true)!,
       tokenUrl: url(env, name('TOKEN_URL'), true)!,
       userinfoUrl: url(env, name('USERINFO_URL'), false),
+      issuer: url(env, name('ISSUER'), false),
       scopes: (env[name('SCOPES')] ?? '').split(/[\s,]+/).filter(Boolean),
       clientAuth,
     };

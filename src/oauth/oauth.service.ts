@@ -64,6 +64,8 @@ export const callbackQuery = z.object({
   code: z.string().min(1).max(4096).optional(),
   error: z.string().max(200).optional(),
   error_description: z.string().max(2000).optional(),
+  /** The issuer that answers (RFC 9207); checked when the provider's issuer is configured. */
+  iss: z.string().max(2000).optional(),
 });
 export type CallbackQuery = z.infer<typeof callbackQuery>;
 
@@ -83,7 +85,7 @@ async function begin(
 ): Promise<AuthorizationView> {
   const cfg = providerConfig(ctx.container, provider);
   const state = randomToken(32);
-  const { verifier, challenge } = pkcePair();
+  const { verifier, challenge } = await pkcePair();
   const scopes = fields.scopes ?? cfg.scopes;
   const expiresAt = new Date(Date.now() + ctx.container.config.RELAY_OAUTH_STATE_TTL_SECONDS * 1000);
   ctx.em.create(OAuthState, {
@@ -201,7 +203,7 @@ async function providerTokens(ctx: RequestContext, provider: OAuthProvider, quer
   }
   if (!query.code) throw new ValidationError('The callback has no code.', { field: 'code' });
   const cfg = providerConfig(ctx.container, provider);
-  const tokens = await exchangeCode(cfg, { code: query.code, redirectUri: redirectUri(ctx.container, provider), verifier: ctx.container.secrets.open(flow.codeVerifierEnc) });
+  const tokens = await exchangeCode(cfg, { callback: query, redirectUri: redirectUri(ctx.container, provider), verifier: ctx.container.secrets.open(flow.codeVerifierEnc) });
   return { tokens, providerUser: await fetchUserInfo(cfg, tokens.accessToken) };
 }
 

@@ -7,7 +7,8 @@ export interface SendResult {
   responseBody: string | null;
   responseBodyTruncated: boolean;
   responseHeaders: Record<string, string> | null;
-  latencyMs: number;
+  /** From sending to the answer; null when nothing went out (refused before sending, a `cli` forward the CLI never answered, skipped). */
+  latencyMs: number | null;
   /** Timeout / connection error / non-2xx summary / SSRF refusal; null on success. */
   error: string | null;
   /** Exactly the JSON body sent (or that would have been sent, when nothing went out). */
@@ -32,7 +33,7 @@ export interface SendResult {
 export { STORED_BODY_LIMIT_BYTES } from '../../packages/cli/src/shared/limits';
 export { truncateUtf8 } from '../../packages/cli/src/shared/utf8';
 
-/** A result for a send that never reached the network. */
+/** A result for a send that never reached the network: no latency to record. */
 export function notSent(payload: unknown, error: string, extra: Partial<SendResult> = {}): SendResult {
   return {
     ok: false,
@@ -40,7 +41,7 @@ export function notSent(payload: unknown, error: string, extra: Partial<SendResu
     responseBody: null,
     responseBodyTruncated: false,
     responseHeaders: null,
-    latencyMs: 0,
+    latencyMs: null,
     error,
     payloadSent: payload,
     ...extra,

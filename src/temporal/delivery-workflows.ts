@@ -42,6 +42,18 @@ const keys = {
 };
 
 /**
+ * At most 255 characters: what Temporal's SQL visibility stores in a keyword column (and under
+ * its 2 KB limit on a search attribute value). An event type can be any length (a header, a
+ * payload field): a longer one would have its workflow start refused, every time.
+ */
+export function keywordValue(text: string): string {
+  if (text.length <= 255) return text;
+  const cut = text.slice(0, 255);
+  // Not half a surrogate pair.
+  return /[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
+
+/**
  * Starts the delivery's workflow. A second start of the same delivery (two
  * dispatchers, a restart after a crash, a retry after a timeout) is refused by
  * Temporal: the id is already running (conflict policy FAIL) or closed (reuse
@@ -65,7 +77,7 @@ export async function startDeliveryWorkflow(
         { key: keys.destinationId, value: d.destinationId },
         { key: keys.endpointSlug, value: d.endpointSlug },
         { key: keys.projectId, value: d.projectId },
-        { key: keys.eventType, value: d.eventType },
+        { key: keys.eventType, value: keywordValue(d.eventType) },
         { key: keys.deliveryStatus, value: 'queued' },
       ],
     });

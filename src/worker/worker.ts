@@ -3,8 +3,8 @@ import path from 'node:path';
 import { DefaultLogger, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import type { Logger } from '../common/logger';
 import { createActivities } from '../../activities';
-import { type AppContainer, databasePoolMin } from '../app/container';
-import type { Config } from '../config/config';
+import type { AppContainer } from '../app/container';
+import { databasePoolMin } from '../config/database-pool';
 import { tracingWorkerPlugins } from '../telemetry/tracing';
 import { temporalSettings } from '../temporal/client';
 import { connectTemporalWorker } from '../temporal/worker-connection';
@@ -27,25 +27,15 @@ export async function bundleWorkflows(outFile = WORKFLOW_BUNDLE_PATH): Promise<s
 }
 
 /**
- * Connections a worker process keeps open when DATABASE_POOL_MIN is unset: a destination's window starts up to its
- * max_concurrency (default 10) attempts at once, each with a context query, so a burst after a quiet spell (when the
- * pool had shrunk to one or two) opened its connections one by one, and an attempt of another destination queued
- * behind them (docs/delivery.md "Where a fast delivery's time goes beside a noise burst").
+ * Opens the pool's floor now (the pool only keeps what it has): the first burst of attempts finds warm
+ * connections. Only a head start: with PostgreSQL away the pool opens its connections when it is back.
  */
-export const WORKER_POOL_MIN = 12;
-
-/** The configuration a process that runs the worker uses: DATABASE_POOL_MIN defaults to WORKER_POOL_MIN. */
-export function withWorkerPoolFloor(config: Config): Config {
-  return config.DATABASE_POOL_MIN === undefined ? { ...config, DATABASE_POOL_MIN: WORKER_POOL_MIN } : config;
-}
-
-/** Opens the pool's floor now (the pool only keeps what it has): the first burst of attempts finds warm connections. */
 async function openPoolFloor(container: AppContainer): Promise<void> {
   const { client } = container.orm.em.getConnection().getKnex();
   const floor = databasePoolMin(container.config);
   // Held together, so each is a connection of its own; released to the pool, which keeps them (its min).
-  const connections = await Promise.all(Array.from({ length: floor }, () => client.acquireConnection()));
-  await Promise.all(connections.map((connection) => client.releaseConnection(connection)));
+  const connections = await Promise.allSettled(Array.from({ length: floor }, () => client.acquireConnection()));
+  await Promise.all(connections.flatMap((c) => (c.status === 'fulfilled' ? [client.releaseConnection(c.value)] : [])));
 }
 
 export interface RelayWorker {
@@ -57,7 +47,7 @@ export interface RelayWorker {
 let runtimeInstalled = false;
 
 /** Routes the SDK's own log lines (warnings and errors only) into our logger, once per process; leaves signals to us. */
-function installRuntimeLogger(log: Logger): void {
+export function installRuntimeLogger(log: Logger): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   Runtime.install({
@@ -98,6 +88,10 @@ export async function startRelayWorker(container: AppContainer, opts: { taskQueu
     maxConcurrentWorkflowTaskExecutions: config.RELAY_WORKER_MAX_WORKFLOW_TASKS,
     maxCachedWorkflows: 2000,
     plugins,
+  }).catch(async (err) => {
+    // Not kept: the supervisor (worker-supervisor.ts) connects anew on its next try.
+    await connection.close();
+    throw err;
   });
   await openPoolFloor(container);
   const run = worker.run();

@@ -228,6 +228,34 @@ describe('the listen tunnel', () => {
     await gql(server.url, 'mutation($id: ID!) { cancelDelivery(id: $id) { id } }', { id: silent.deliveryId }, { token });
   });
 
+  it('counts only the local round trip as latency: not the wait for a CLI that does not answer (reconnecting), nor a pause', async () => {
+    const { destinationId } = await startSession(server.url, token, { machine: 'flaky-wifi' });
+    listener = await listen(server.url, token, container(), destinationId);
+
+    // Attempt 1 reaches a tunnel that has dropped (the CLI is reconnecting): nobody answers within the 2000 ms wait.
+    await ingest('{"case":"reconnecting"}');
+    const lost = await listener.next();
+    await eventually(async () => (await attemptsOf(container(), lost.deliveryId)).length === 1, 15_000);
+    expect((await attemptsOf(container(), lost.deliveryId))[0]).toMatchObject({ status: 'retrying', error: 'the CLI did not answer within 2000 ms', latency_ms: null });
+    // Back: the retry is answered, 12 ms at the local server.
+    const retry = await listener.next(15_000);
+    expect(retry).toMatchObject({ deliveryId: lost.deliveryId, attemptNumber: 2 });
+    await report(server.url, token, { forwardId: retry.id, statusCode: 200, latencyMs: 12 });
+    await waitForStatus(container(), lost.deliveryId, ['success']);
+
+    await ingest('{"case":"paused"}');
+    const paused = await listener.next();
+    await report(server.url, token, { forwardId: paused.id, skipped: true, latencyMs: 0 });
+    await waitForStatus(container(), paused.deliveryId, ['skipped']);
+    expect((await attemptsOf(container(), paused.deliveryId))[0]).toMatchObject({ status: 'skipped', latency_ms: null });
+
+    const metrics = await gql(server.url, 'query { projectMetrics(range: HOUR) { latency { destinationId attempts p50Ms p95Ms } } }', {}, { token });
+    expect(metrics.errors).toBeUndefined();
+    expect(metrics.data.projectMetrics.latency.find((l: { destinationId: string }) => l.destinationId === destinationId)).toEqual({ destinationId, attempts: 1, p50Ms: 12, p95Ms: 12 });
+    const health = await gql(server.url, 'query($id: ID!) { destination(id: $id) { health { p95LatencyMs24h } } }', { id: destinationId }, { token });
+    expect(health.data.destination.health.p95LatencyMs24h).toBe(12);
+  });
+
   it('forwards the transformed JSON, with the session delay, and replays one event to this destination only', async () => {
     const em = container().orm.em.fork();
     em.create(Transform, { project: scene.project, name: 'only-order', expression: '{ "order": order }' });

@@ -43,6 +43,8 @@ describeInBrowser('dashboard accessibility (axe-core)', () => {
     // The link's path, on the origin this browser is signed in on (PUBLIC_BASE_URL names localhost, the browser 127.0.0.1).
     inviteUrl = new URL((await gql('mutation ($o: ID!) { createInvite(organizationId: $o, email: "someone@example.test", role: "viewer") { url } }', { o: organizationId })).createInvite.url).pathname;
     Object.assign(paths, {
+      'get started': '/start',
+      'get started, at its test step': `/start?source=${endpoint}&destination=${destination}&event=${event}`,
       events: '/events',
       event: `/events/${event}`,
       'dead letters': '/dead-letters',

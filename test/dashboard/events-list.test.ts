@@ -8,6 +8,8 @@ const PASSWORD = 'correct horse battery staple';
  * Issue 18.1 in a real browser: the Events list shows each event's outcome with its last
  * response code, filters by outcome, destination, response class, type prefix and time,
  * keeps every filter in the URL (deep link, reload), and updates a row's outcome live.
+ * Issue 27.6: the outcome words are the shared ones, and the response code shown is that of
+ * the delivery the outcome comes from, saying whose it is.
  */
 describeInBrowser('dashboard events list: outcomes, filters in the URL, live outcome', () => {
   let env: DashboardEnv;
@@ -36,31 +38,50 @@ describeInBrowser('dashboard events list: outcomes, filters in the URL, live out
       ).createDestination.id as string;
     ids.orders = await endpoint('Orders');
     ids.billing = await endpoint('Billing');
+    ids.both = await endpoint('Both');
     ids.good = await destination('Good receiver', `${receiver.url}/ok`);
     ids.bad = await destination('Broken receiver', `${receiver.url}/bad`);
     const link = (e: string, d: string) => gqlAsOwner('mutation ($p: ID, $e: ID!, $d: ID) { createLink(projectId: $p, endpointId: $e, input: { destinationId: $d }) { destinationId } }', { e, d });
     await link(ids.orders, ids.good);
     await link(ids.billing, ids.bad);
+    await link(ids.both, ids.good);
+    await link(ids.both, ids.bad);
   }, 180_000);
   afterAll(async () => {
     await env?.close();
     await receiver?.close();
   });
 
-  it('shows each event\'s outcome and last response code', async () => {
+  it("shows each event's outcome and the response code of the delivery it comes from, saying whose", async () => {
     const { page } = env;
     ids.delivered = await sendTest(ids.orders);
     ids.dead = await sendTest(ids.billing);
+    ids.mixed = await sendTest(ids.both);
     await page.goto('/');
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.getByRole('heading', { name: 'Events' }).waitFor();
     await rowOf(page, ids.delivered).getByText('delivered').waitFor({ timeout: 30_000 });
-    await rowOf(page, ids.dead).getByText('dead lettered').waitFor({ timeout: 30_000 });
-    expect(await rowOf(page, ids.delivered).getByRole('cell').nth(4).textContent()).toBe('200');
-    expect(await rowOf(page, ids.dead).getByRole('cell').nth(4).textContent()).toBe('503');
+    await rowOf(page, ids.dead).getByText('dead-lettered').waitFor({ timeout: 30_000 });
+    expect(await rowOf(page, ids.delivered).getByRole('cell').nth(4).textContent()).toBe('200 from Good receiver');
+    expect(await rowOf(page, ids.dead).getByRole('cell').nth(4).textContent()).toBe('503 from Broken receiver');
+    // Delivered to one, dead-lettered at the other: the row says so, whichever answered last.
+    await rowOf(page, ids.mixed).getByText('dead-lettered').waitFor({ timeout: 30_000 });
+    expect(await rowOf(page, ids.mixed).getByRole('cell').nth(4).textContent()).toBe('503 from Broken receiver (+1 other)');
     await env.screenshot('events-outcomes');
+
+    // The event page: the same word and response in its summary (no ingress "status"), and each delivery in the same words.
+    await rowOf(page, ids.mixed).click();
+    const summary = page.getByTestId('event-outcome');
+    await summary.getByText('dead-lettered').waitFor();
+    expect(await summary.textContent()).toBe('dead-lettered 503 from Broken receiver (+1 other)');
+    expect(await page.getByText('status', { exact: true }).count()).toBe(0);
+    const deliveries = page.getByTestId('delivery');
+    await deliveries.filter({ hasText: 'Good receiver' }).locator('[data-outcome=delivered]').first().waitFor();
+    await deliveries.filter({ hasText: 'Broken receiver' }).locator('[data-outcome=dead_lettered]').waitFor();
+    await env.screenshot('event-outcome');
+    await page.goBack();
   });
 
   it('filters by outcome and response class into the URL; a reload and a deep link keep the view', async () => {
@@ -96,7 +117,7 @@ describeInBrowser('dashboard events list: outcomes, filters in the URL, live out
     const id = await sendTest(ids.orders);
     await rowOf(page, id).waitFor({ timeout: 15_000 });
     await rowOf(page, id).getByText('delivered').waitFor({ timeout: 30_000 });
-    expect(await rowOf(page, id).getByRole('cell').nth(4).textContent()).toBe('200');
+    expect(await rowOf(page, id).getByRole('cell').nth(4).textContent()).toBe('200 from Good receiver');
   });
 
   it('health: the destinations list and page show success rate, failing since, linked endpoints and recent deliveries', async () => {
@@ -125,7 +146,7 @@ describeInBrowser('dashboard events list: outcomes, filters in the URL, live out
     const { page } = env;
     receiver.respond = () => ({ status: 200, body: 'ok' });
     const before = receiver.requests.filter((r) => r.path.endsWith('/bad')).length;
-    await page.goto('/events?outcome=dead_lettered');
+    await page.goto(`/events?outcome=dead_lettered&endpoint=${ids.billing}`);
     await rowOf(page, ids.dead).waitFor();
     await page.getByRole('button', { name: 'Retry matching deliveries…' }).click();
     await page.getByTestId('bulk-count').getByText('1 failed deliveries match').waitFor();

@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
-import { startReceiver, type Receiver } from '../delivery/receiver';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import { type ReceivedRequest, startReceiver, type Receiver } from '../delivery/receiver';
 import { type DashboardEnv, describeInBrowser, graphql, startDashboardEnv } from './browser';
 
 const PASSWORD = 'correct horse battery staple';
@@ -145,7 +146,7 @@ describeInBrowser('dashboard pages: templates, transforms, destinations, dead le
     await form.getByLabel('Webhook URL').fill(receiver.url);
     await form.getByLabel('Max attempts').fill('2');
     await form.getByLabel('Backoff (seconds)').fill('1');
-    expect(await form.getByLabel('Signing').inputValue()).toBe('signed');
+    expect(await form.getByLabel('Signing').inputValue()).toBe('service');
     await form.getByRole('button', { name: 'Create' }).click();
     // Signed by default: the API generated the secret, shown once in place of the form.
     const created = page.getByRole('region', { name: 'New destination' });
@@ -193,7 +194,7 @@ describeInBrowser('dashboard pages: templates, transforms, destinations, dead le
 
     receiver.respond = () => ({ status: 200, body: 'ok' });
     await nav(page, 'Dead letters');
-    const row = page.getByRole('table').getByRole('row').filter({ hasText: 'failed' }).first();
+    const row = page.getByRole('table').getByRole('row').filter({ has: page.locator('[data-outcome=dead_lettered]') }).first();
     await row.waitFor();
     await env.screenshot('dead-letters-replay');
     await row.getByRole('button', { name: 'Replay' }).click();
@@ -201,7 +202,7 @@ describeInBrowser('dashboard pages: templates, transforms, destinations, dead le
     await page.goto(`/events/${eventId}`);
     await page.getByTestId('status-code').filter({ hasText: '200' }).waitFor({ timeout: 30_000 });
     // The replayed dead letter no longer offers a replay that the API would refuse (not_dead_lettered).
-    await page.getByText('dead-lettered, replayed').waitFor();
+    await page.getByTestId('delivery').filter({ hasText: 'replayed' }).locator('[data-outcome=dead_lettered]').waitFor();
     expect(await page.getByRole('button', { name: 'Replay from DLQ' }).count()).toBe(0);
   });
 
@@ -243,6 +244,64 @@ describeInBrowser('dashboard pages: templates, transforms, destinations, dead le
     expect(await page.getByRole('combobox', { name: 'Endpoint' }).inputValue()).toBe(endpointId);
     await page.getByRole('combobox', { name: 'Endpoint' }).selectOption({ label: 'All endpoints' });
     await page.waitForURL((url) => url.pathname === '/project-metrics' && url.search === '');
+  });
+
+  it('creates a Standard Webhooks destination: its deliveries verify with the standardwebhooks package, through a rotation and a scheme change', async () => {
+    const { page } = env;
+    const standard = await startReceiver();
+    try {
+      await nav(page, 'Destinations');
+      await page.getByRole('button', { name: 'New destination' }).click();
+      const form = page.getByRole('form', { name: 'New destination' });
+      await form.getByLabel('Name').fill('Standard receiver');
+      await form.getByLabel('Webhook URL').fill(standard.url);
+      await form.getByLabel('Signing').selectOption('standard');
+      await form.getByRole('button', { name: 'Create' }).click();
+      const created = page.getByRole('region', { name: 'New destination' });
+      await created.getByText('checks webhook-signature').waitFor();
+      const secret = (await created.getByTestId('secret-value').textContent()) ?? '';
+      expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+      await page.getByRole('table', { name: 'Destinations' }).getByText('Standard Webhooks').waitFor();
+      await env.screenshot('destination-standard-created');
+      await created.getByRole('button', { name: 'Done' }).click();
+      await page.getByText('Deliveries are signed in the Standard Webhooks scheme').waitFor();
+      expect(await page.getByLabel('Signature scheme').inputValue()).toBe('standard');
+      const destinationId = page.url().split('/').pop()!;
+      const source = (await gqlAsOwner('mutation ($p: ID) { createEndpoint(projectId: $p, input: { name: "Standard source" }) { id } }')).createEndpoint.id;
+      await gqlAsOwner('mutation ($p: ID, $e: ID!, $d: ID) { createLink(projectId: $p, endpointId: $e, input: { destinationId: $d }) { destinationId } }', { e: source, d: destinationId });
+      const sendTest = async () => {
+        const before = standard.requests.length;
+        await gqlAsOwner('mutation ($p: ID, $e: ID!) { sendTestEvent(projectId: $p, endpointId: $e) { eventId } }', { e: source });
+        await standard.waitFor(before + 1);
+        return standard.requests[before];
+      };
+      const verify = (key: string, req: ReceivedRequest) => new Webhook(key).verify(req.body, req.headers as Record<string, string>);
+
+      const first = await sendTest();
+      expect(verify(secret, first)).toEqual(JSON.parse(first.body));
+      expect(() => verify(secret, { ...first, body: first.body.replace('}', ' }') })).toThrow(WebhookVerificationError);
+
+      // Rotating (default overlap 24 h): the old and the new secret both verify the next delivery.
+      await page.getByRole('button', { name: 'Rotate' }).click();
+      const rotated = (await page.getByTestId('secret-value').textContent()) ?? '';
+      await page.getByText('The previous secret also signs until').waitFor();
+      const during = await sendTest();
+      expect((during.headers['webhook-signature'] as string).split(' ')).toHaveLength(2);
+      expect(verify(secret, during)).toEqual(JSON.parse(during.body));
+      expect(verify(rotated, during)).toEqual(JSON.parse(during.body));
+      await page.getByRole('button', { name: 'Done' }).click();
+      await env.screenshot('destination-standard');
+
+      // Back to the service's scheme: the secret suits both, so none is shown; the overlap ends.
+      await page.getByLabel('Signature scheme').selectOption('service');
+      await page.getByText('Deliveries are signed (X-Service-Timestamp, X-Service-Signature).').waitFor();
+      expect(await page.getByTestId('secret-value').count()).toBe(0);
+      const after = await sendTest();
+      expect(after.headers['webhook-signature']).toBeUndefined();
+      expect(after.headers['x-service-signature']).toMatch(/^sha256=/);
+    } finally {
+      await standard.close();
+    }
   });
 
   it('creates an API key shown once, and revokes it', async () => {

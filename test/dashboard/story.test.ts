@@ -125,7 +125,7 @@ describeInBrowser('dashboard: sign up, endpoint, destination, link, Test, live e
     expect(await events.getByTestId('status-code').filter({ hasText: '200' }).count()).toBe(0);
     receiver.release();
     await events.getByTestId('status-code').filter({ hasText: '200' }).waitFor({ timeout: 30_000 });
-    expect(await events.getByTestId('delivery').getByText('success').count()).toBeGreaterThan(0);
+    expect(await events.getByTestId('delivery').getByText('delivered').count()).toBeGreaterThan(0);
     expect(loads).toBe(1);
     expect(receiver.received()).toBe(1);
     await env.screenshot('event', events);
@@ -142,7 +142,7 @@ describeInBrowser('dashboard: sign up, endpoint, destination, link, Test, live e
     await env.screenshot('endpoints');
     await page.setViewportSize({ width: 390, height: 800 });
     await page.getByRole('button', { name: 'Menu' }).click();
-    await page.getByRole('link', { name: 'Events' }).click();
+    await page.getByRole('link', { name: 'Events', exact: true }).click();
     // The event id column is hidden at phone width; the row is there.
     await page.getByRole('table', { name: 'Events' }).getByRole('row').filter({ hasText: 'received' }).first().waitFor();
     await env.screenshot('events-phone');

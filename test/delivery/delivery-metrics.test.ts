@@ -1,3 +1,4 @@
+import { readiness } from '../../src/health/readiness';
 import { DeliveryDispatcher } from '../../src/deliveries/delivery-dispatcher';
 import { readDeliveryBacklog, trackDeliveryBacklog } from '../../src/deliveries/delivery-backlog';
 import { startMetricsServer } from '../../src/metrics/metrics-server';
@@ -26,7 +27,7 @@ describe('delivery metrics (real PostgreSQL, Temporal server and worker)', () =>
     stack = await startDeliveryStack();
     trackDeliveryBacklog(() => stack.t.container.orm.em.getConnection().getKnex());
     // What `relay worker` serves on RELAY_WORKER_METRICS_PORT.
-    metrics = await startMetricsServer(0, '127.0.0.1');
+    metrics = await startMetricsServer(0, '127.0.0.1', () => readiness(stack.t.container));
   });
 
   afterAll(async () => {
@@ -64,7 +65,7 @@ describe('delivery metrics (real PostgreSQL, Temporal server and worker)', () =>
       after = await scrape();
     }
     const moved = (name: string, labels: Record<string, string>) => series(after, name, labels) - series(before, name, labels);
-    expect(moved('relay_delivery_attempts_total', { ...webhook, outcome: 'success' })).toBe(1);
+    expect(moved('relay_delivery_attempts_total', { ...webhook, outcome: 'delivered' })).toBe(1);
     expect(moved('relay_delivery_attempts_total', { ...webhook, outcome: 'retrying' })).toBe(3);
     expect(moved('relay_delivery_attempts_total', { ...webhook, outcome: 'failed' })).toBe(1);
     expect(moved('relay_delivery_send_seconds_count', webhook)).toBe(5);

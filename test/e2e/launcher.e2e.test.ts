@@ -17,7 +17,11 @@ describe('npm start on the embedded default', () => {
 
   beforeAll(async () => {
     fs.chmodSync(dataDir, 0o755);
-    env = await launcherEnv(dataDir);
+    // A built dashboard (its index.html is what counts), so the banner names its address.
+    const dashboardDir = path.join(dataDir, 'dashboard');
+    fs.mkdirSync(dashboardDir);
+    fs.writeFileSync(path.join(dashboardDir, 'index.html'), '<!doctype html><title>relay</title>');
+    env = { ...(await launcherEnv(dataDir)), RELAY_DASHBOARD_DIR: dashboardDir };
   });
   afterAll(async () => {
     await Promise.all(running.map(stop));
@@ -27,8 +31,10 @@ describe('npm start on the embedded default', () => {
   it('starts PostgreSQL, Temporal, the API and the worker; stops them on Ctrl+C; finds its data again', async () => {
     const first = launch(env);
     const ready = await waitReady(env, first);
-    expect(ready).toEqual({ status: 'ready', checks: { database: 'up', temporal: 'up' } });
+    expect(ready).toEqual({ status: 'ready', checks: { database: 'up', temporal: 'up', worker: 'up' } });
     expect(first.output()).toContain(`Temporal        127.0.0.1:${env.RELAY_TEMPORAL_PORT}   (web UI http://127.0.0.1:${env.RELAY_TEMPORAL_UI_PORT})`);
+    // The first thing a newcomer needs: where the dashboard is.
+    expect(first.output()).toContain(`webhook relay is running\n  dashboard       http://localhost:${env.PORT}/   (sign up, then Get started`);
     expect(fs.existsSync(path.join(dataDir, 'postgres', 'PG_VERSION'))).toBe(true);
     expect(fs.existsSync(path.join(dataDir, 'temporal.db'))).toBe(true);
     expect((fs.statSync(path.join(dataDir, 'dev-secrets.json')).mode & 0o777).toString(8)).toBe('600');

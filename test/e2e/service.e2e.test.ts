@@ -16,10 +16,10 @@ describe('the service, started as a user starts it', () => {
     await db?.drop();
   });
 
-  it('reports PostgreSQL and Temporal up on /readyz', async () => {
+  it('reports PostgreSQL, Temporal and its worker up on /readyz', async () => {
     const res = await fetch(`${service.baseUrl}/readyz`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: 'ready', checks: { database: 'up', temporal: 'up' } });
+    expect(await res.json()).toEqual({ status: 'ready', checks: { database: 'up', temporal: 'up', worker: 'up' } });
   });
 
   it('runs a workflow through its real worker, which reaches PostgreSQL', async () => {

@@ -23,7 +23,7 @@ describe('OAuth sign-in and connections against a local OAuth 2 server', () => {
   beforeAll(async () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    oauth = await startOAuthServer({ redirectUris: ['codehost_a', 'tracker_a'].map((p) => `${base}/v1/oauth/${p}/callback`) });
+    oauth = await startOAuthServer({ redirectUris: ['codehost_a', 'codehost_b', 'tracker_a'].map((p) => `${base}/v1/oauth/${p}/callback`) });
     const db = await createTestDatabase();
     const config = testConfig({
       DATABASE_URL: db.url,
@@ -31,6 +31,9 @@ describe('OAuth sign-in and connections against a local OAuth 2 server', () => {
       ...oauth.env('codehost_a'),
       ...oauth.env('tracker_a'),
       OAUTH_TRACKER_A_CLIENT_AUTH: 'post',
+      // A provider whose issuer is configured: its callbacks must name it (RFC 9207).
+      ...oauth.env('codehost_b'),
+      OAUTH_CODEHOST_B_ISSUER: oauth.url,
     });
     env = { db, container: await createContainer(config, pino({ level: 'trace' }, { write: (line: string) => logLines.push(line) })) };
     server = await startApiServer(env.container, port, '127.0.0.1');
@@ -311,6 +314,36 @@ describe('OAuth sign-in and connections against a local OAuth 2 server', () => {
       const bad = await client.rest('POST', '/v1/oauth-connections', { token: owner.access_token, projectId, body: { provider: 'chat_b', create_endpoint: true } });
       expect(bad.status).toBe(400);
       expect(bad.body.error.details.fields?.[0]?.field ?? bad.body.error.details.field).toBe('create_endpoint');
+    });
+  });
+
+  describe('the issuer of the callback (RFC 9207), where the provider\'s issuer is configured', () => {
+    beforeEach(() => (oauth.user = { sub: `iss-${Date.now()}`, email: uniqueEmail(), email_verified: true }));
+    afterEach(() => (oauth.iss = undefined));
+
+    it('signs in when the callback names the configured issuer', async () => {
+      oauth.iss = oauth.url;
+      const done = await signInFlow('codehost_b');
+      expect(done.body.error ?? null).toBeNull();
+      expect(done.status).toBe(200);
+      expect(done.body.access_token).toEqual(expect.any(String));
+    });
+
+    it.each([
+      ['names another issuer (a mix-up)', 'https://other-issuer.example'],
+      ['names no issuer', undefined],
+    ])('refuses a callback that %s, exchanging no code', async (_case, iss) => {
+      oauth.iss = iss;
+      const grants = oauth.grants.length;
+      const done = await signInFlow('codehost_b');
+      expect(done.status).toBe(400);
+      expect(done.body.error).toMatchObject({ code: 'oauth_issuer_mismatch' });
+      expect(oauth.grants.length).toBe(grants);
+    });
+
+    it('does not check `iss` for a provider without a configured issuer', async () => {
+      oauth.iss = 'https://other-issuer.example';
+      expect((await signInFlow('codehost_a')).status).toBe(200);
     });
   });
 });

@@ -28,6 +28,8 @@ export interface OAuthTestServer {
   /** Answer the next authorizations with `error=access_denied`. */
   deny: boolean;
   accessTokenTtlSeconds: number;
+  /** The `iss` its authorization responses carry (RFC 9207), if any: its own URL for a server that announces it. */
+  iss: string | undefined;
   /** Every access and refresh token issued (to check they never leak). */
   issued: string[];
   grants: string[];
@@ -49,6 +51,7 @@ export async function startOAuthServer(opts: { redirectUris: string[]; clientId?
     user: opts.user ?? { sub: 'u-1', email: 'someone@example.test', email_verified: true, preferred_username: 'someone' },
     deny: false,
     accessTokenTtlSeconds: 3600,
+    iss: undefined,
     issued: [],
     grants: [],
   };
@@ -89,6 +92,7 @@ export async function startOAuthServer(opts: { redirectUris: string[]; clientId?
       const back = new URL(redirectUri);
       const stateParam = q.get('state');
       if (stateParam) back.searchParams.set('state', stateParam);
+      if (state.iss) back.searchParams.set('iss', state.iss);
       const fail = (error: string) => {
         back.searchParams.set('error', error);
         res.writeHead(302, { location: back.toString() }).end();

@@ -64,7 +64,7 @@ export function runRelayMigrate(databaseUrl: string, env: Record<string, string>
 
 /** A webhook posted to a running `relay start` is delivered to `receiver`, and the process reports Temporal up. */
 export async function expectDeliveryThrough(service: ServiceProcess, container: AppContainer, receiver: Receiver, body: Record<string, unknown>): Promise<void> {
-  expect(await (await fetch(`${service.baseUrl}/readyz`)).json()).toEqual({ status: 'ready', checks: { database: 'up', temporal: 'up' } });
+  expect(await (await fetch(`${service.baseUrl}/readyz`)).json()).toEqual({ status: 'ready', checks: { database: 'up', temporal: 'up', worker: 'up' } });
   const scene = await createScene(container);
   await scene.destination(`${receiver.url}/hook`);
   const sent = await postSigned(service.baseUrl, scene.endpoint.slug, scene.signingSecret, body);

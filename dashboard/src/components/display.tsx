@@ -1,4 +1,6 @@
 import type { ReactNode } from 'react';
+import { deliveryOutcome, OUTCOME_WORDS, type DeliveryStatusName, type Outcome } from '../../../packages/cli/src/shared/outcomes';
+import type { EventOutcomeFields } from '../lib/types';
 import { CopyButton } from './buttons';
 
 /** A page body with its title and the actions on the right. */
@@ -14,23 +16,12 @@ export function Page({ title, actions, children }: { title: ReactNode; actions?:
   );
 }
 
+/** States that are not outcomes (those are OutcomeBadge's). */
 const STATUS_CLASS: Record<string, string> = {
-  success: 'ok',
-  received: 'ok',
   active: 'ok',
   inactive: 'muted',
-  failed: 'bad',
-  canceled: 'muted',
-  filtered: 'muted',
-  queued: 'wait',
-  retrying: 'wait',
-  skipped: 'muted',
-  // Event outcomes (src/events/event-outcome.ts)
-  delivered: 'ok',
-  dead_lettered: 'bad',
-  quarantined: 'bad',
+  // Invites
   pending: 'wait',
-  no_destination: 'muted',
   // Health (src/components/health.tsx)
   online: 'ok',
   offline: 'muted',
@@ -42,6 +33,34 @@ const STATUS_CLASS: Record<string, string> = {
 
 export function StatusBadge({ status }: { status: string }) {
   return <span className={`badge ${STATUS_CLASS[status] ?? ''}`}>{status.replace(/_/g, ' ')}</span>;
+}
+
+/** An outcome word (packages/cli/src/shared/outcomes.ts), its meaning on hover. */
+export function OutcomeBadge({ outcome }: { outcome: Outcome }) {
+  const word = OUTCOME_WORDS[outcome];
+  return (
+    <span className={`badge ${word.tone}`} title={word.meaning} data-outcome={outcome}>
+      {word.label}
+    </span>
+  );
+}
+
+/** A delivery's or an attempt's stored status, in the outcome words. */
+export function DeliveryBadge({ status, deadLettered = false }: { status: string; deadLettered?: boolean }) {
+  return <OutcomeBadge outcome={deliveryOutcome(status as DeliveryStatusName, deadLettered)} />;
+}
+
+/** The response code of the delivery the outcome comes from, and whose it is (never another destination's code alone). */
+export function ResponseFrom({ event }: { event: EventOutcomeFields }) {
+  const to = event.outcomeDestination;
+  if (!to) return <span className="muted">—</span>;
+  const others = event.destinationCount - 1;
+  const answer = event.lastStatusCode ?? (event.outcome === 'pending' ? 'not sent yet' : 'no response');
+  return (
+    <span data-testid="response-from">
+      {answer} <span className="muted">from {to.name}{others > 0 ? ` (+${others} other${others === 1 ? '' : 's'})` : ''}</span>
+    </span>
+  );
 }
 
 /** An ISO timestamp as local time; the exact value on hover. */

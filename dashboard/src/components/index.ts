@@ -2,7 +2,7 @@ export { Table, type Column } from './table';
 export { EmptyState, ErrorMessage, Field, FieldError } from './feedback';
 export { ConfirmButton, CopyButton } from './buttons';
 export { SecretOnce } from './secret-once';
-export { JsonView, KeyValues, Page, StatusBadge, Time } from './display';
+export { DeliveryBadge, JsonView, KeyValues, OutcomeBadge, Page, ResponseFrom, StatusBadge, Time } from './display';
 export { Pager, useCursorPager } from './pager';
 export { Can } from './can';
 export { LiveIndicator } from './live-indicator';

@@ -1,3 +1,5 @@
+import type { Outcome } from '../../../packages/cli/src/shared/outcomes';
+
 /** The GraphQL shapes the pages read (only the fields they ask for). */
 export interface EndpointRef {
   id: string;
@@ -13,10 +15,14 @@ export interface EventRow {
   sourceIp: string | null;
   createdAt: string;
   endpoint: EndpointRef | null;
-  /** The deliveries' outcome summarised (src/events/event-outcome.ts). */
-  outcome: string;
+  /** The deliveries' outcome summarised (src/events/event-outcome.ts), with the delivery it comes from. */
+  outcome: Outcome;
+  outcomeDestination: { id: string; name: string } | null;
   lastStatusCode: number | null;
+  destinationCount: number;
 }
+export type EventOutcomeFields = Pick<EventRow, 'outcome' | 'outcomeDestination' | 'lastStatusCode' | 'destinationCount'>;
+export const EVENT_OUTCOME_FIELDS = 'outcome outcomeDestination { id name } lastStatusCode destinationCount';
 
 export interface Attempt {
   id: string;
@@ -52,4 +58,4 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
-export const EVENT_ROW_FIELDS = 'id endpointId eventType status sourceIp createdAt outcome lastStatusCode endpoint { id name slug }';
+export const EVENT_ROW_FIELDS = `id endpointId eventType status sourceIp createdAt ${EVENT_OUTCOME_FIELDS} endpoint { id name slug }`;

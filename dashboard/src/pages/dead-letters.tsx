@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { gql } from 'urql';
 import { Link } from 'wouter';
-import { Can, EmptyState, ErrorMessage, Page, Pager, StatusBadge, Table, Time, useCursorPager } from '../components';
+import { Can, EmptyState, ErrorMessage, DeliveryBadge, Page, Pager, Table, Time, useCursorPager } from '../components';
 import { useCan } from '../lib/session';
 import { useProjectMutation, useProjectQuery } from '../lib/hooks';
 import type { Page as ListPage } from '../lib/types';
@@ -90,7 +90,7 @@ export function DeadLettersPage() {
             : []),
           { header: 'Dead-lettered', cell: (d) => <Time value={d.deadLetteredAt} /> },
           { header: 'Destination', cell: (d) => d.destination?.name ?? '—' },
-          { header: 'Status', cell: (d) => <StatusBadge status={d.status} /> },
+          { header: 'Outcome', cell: (d) => <DeliveryBadge status={d.status} deadLettered /> },
           { header: 'Attempts', cell: (d) => d.attemptCount, className: 'num' },
           {
             header: 'Last result',

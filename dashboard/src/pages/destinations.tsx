@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import type { CombinedError } from '@urql/core';
 import { gql, useQuery } from 'urql';
 import { Link, useLocation, useParams } from 'wouter';
-import { Can, ConfirmButton, EmptyState, ErrorMessage, Field, type Health, HEALTH_FIELDS, HealthBadge, HealthCard, p95, Page, Pager, SecretOnce, StatusBadge, successRate, Table, Time, useCursorPager } from '../components';
+import { Can, ConfirmButton, EmptyState, ErrorMessage, Field, type Health, HEALTH_FIELDS, HealthBadge, HealthCard, p95, Page, Pager, DeliveryBadge, SecretOnce, successRate, Table, Time, useCursorPager } from '../components';
 import { useProjectMutation, useProjectQuery } from '../lib/hooks';
 import { useCan } from '../lib/session';
 import { BulkActionPanel } from './bulk-action';
@@ -20,6 +20,7 @@ interface Destination {
   hasWebhookUrl: boolean;
   hasBotToken: boolean;
   hasSigningSecret: boolean;
+  signatureScheme: SignatureScheme;
   previousSecretExpiresAt: string | null;
   guildId: string | null;
   channelId: string | null;
@@ -51,7 +52,19 @@ function usePlatforms(): Platform[] {
   return data?.destinationPlatforms ?? [];
 }
 
-const FIELDS = `id name type webhookHost hasWebhookUrl hasBotToken hasSigningSecret previousSecretExpiresAt guildId channelId
+type SignatureScheme = 'service' | 'standard';
+
+/** How each signature scheme is named in the forms (docs/sending.md "Signing"). */
+const SCHEMES: Record<SignatureScheme, { option: string; short: string; check: string }> = {
+  service: { option: 'Sign: X-Service-Signature (this service’s scheme)', short: 'yes', check: 'X-Service-Signature' },
+  standard: {
+    option: 'Sign: Standard Webhooks (webhook-signature; any Standard Webhooks library verifies it)',
+    short: 'Standard Webhooks',
+    check: 'webhook-signature (e.g. with a Standard Webhooks library)',
+  },
+};
+
+const FIELDS = `id name type webhookHost hasWebhookUrl hasBotToken hasSigningSecret signatureScheme previousSecretExpiresAt guildId channelId
   retryPolicy { maxAttempts backoff } eventTypes isActive createdAt maxConcurrency
   circuit { state consecutiveFailures nextProbeAt lastError } ${HEALTH_FIELDS}`;
 
@@ -59,11 +72,11 @@ const LIST = gql`query Destinations($projectId: ID, $cursor: String) {
   destinations(projectId: $projectId, cursor: $cursor, limit: 50) { data { ${FIELDS} } nextCursor } }`;
 const ONE = gql`query Destination($projectId: ID, $id: ID!) {
   destination(projectId: $projectId, id: $id) { ${FIELDS} linkedEndpoints { id name } }
-  deliveries(projectId: $projectId, destinationId: $id, limit: 10) { data { id eventId status attemptCount createdAt } } }`;
-const CREATE = gql`mutation CreateDestination($projectId: ID, $input: DestinationInput!) {
-  createDestination(projectId: $projectId, input: $input) { id name signingSecret } }`;
+  deliveries(projectId: $projectId, destinationId: $id, limit: 10) { data { id eventId status deadLetteredAt attemptCount createdAt } } }`;
+export const CREATE_DESTINATION = gql`mutation CreateDestination($projectId: ID, $input: DestinationInput!) {
+  createDestination(projectId: $projectId, input: $input) { id name signingSecret signatureScheme } }`;
 const UPDATE = gql`mutation UpdateDestination($projectId: ID, $id: ID!, $input: DestinationInput!) {
-  updateDestination(projectId: $projectId, id: $id, input: $input) { ${FIELDS} } }`;
+  updateDestination(projectId: $projectId, id: $id, input: $input) { ${FIELDS} signingSecret } }`;
 const DELETE = gql`mutation DeleteDestination($projectId: ID, $id: ID!) { deleteDestination(projectId: $projectId, id: $id) }`;
 const ROTATE = gql`mutation RotateDestinationSecret($projectId: ID, $id: ID!, $input: RotateDestinationSecretInput!) {
   rotateDestinationSecret(projectId: $projectId, id: $id, input: $input) { ${FIELDS} } }`;
@@ -120,7 +133,7 @@ export function DestinationsPage() {
           ) : (
             !error && (
               <EmptyState title="No destinations yet">
-                A destination is where events go: a webhook URL or a chat channel. Create one, then link it to an endpoint on the endpoint’s page.
+                A destination is where events go: a webhook URL, a chat channel, or your computer through <code>relay listen</code>. Create one with <strong>New destination</strong>, then link it on an <Link href="/endpoints">endpoint</Link>’s page; or <Link href="/start">get started</Link> with a source, a destination, the link and a test event in one flow.
               </EmptyState>
             )
           )
@@ -132,7 +145,7 @@ export function DestinationsPage() {
           { header: 'Health', cell: (d) => <HealthBadge health={d.health} circuit={d.circuit} /> },
           { header: 'Success 24 h', cell: (d) => successRate(d.health), className: 'num' },
           { header: 'p95', cell: (d) => p95(d.health), className: 'num hide-narrow' },
-          { header: 'Signed', cell: (d) => (d.type === 'webhook' ? (d.hasSigningSecret ? 'yes' : 'no') : '—'), className: 'hide-narrow' },
+          { header: 'Signed', cell: (d) => (d.type === 'webhook' ? (d.hasSigningSecret ? SCHEMES[d.signatureScheme].short : 'no') : '—'), className: 'hide-narrow' },
           { header: 'Active', cell: (d) => (d.isActive ? 'yes' : <span className="muted">paused</span>) },
           { header: 'Created', cell: (d) => <Time value={d.createdAt} />, className: 'hide-narrow' },
         ]}
@@ -154,8 +167,8 @@ interface FormState {
   backoff: string;
   /** Blank: the service default (RELAY_DESTINATION_MAX_CONCURRENCY). */
   maxConcurrency: string;
-  /** Webhook, create only: signed (the API generates the secret) or not. */
-  signing: 'signed' | 'none';
+  /** Webhook, create only: signed in a scheme (the API generates the secret) or not. */
+  signing: SignatureScheme | 'none';
 }
 
 /** The form's text as the API's input; secrets only when typed (blank keeps the stored one). */
@@ -173,6 +186,7 @@ function toInput(f: FormState, creating: boolean): Record<string, unknown> {
   if (f.maxConcurrency || !creating) input.maxConcurrency = f.maxConcurrency ? Number(f.maxConcurrency) : null;
   // Signed by default: the API generates a secret unless told `signingSecret: null`.
   if (creating && f.type === 'webhook' && f.signing === 'none') input.signingSecret = null;
+  if (creating && f.type === 'webhook' && f.signing === 'standard') input.signatureScheme = 'standard';
   return input;
 }
 
@@ -214,7 +228,8 @@ function DestinationFields({ form, set, error, creating }: { form: FormState; se
       {creating && form.type === 'webhook' && (
         <Field label="Signing" field="signingSecret" error={error} hint="Receivers check the signature to know a delivery came from here and was not altered.">
           <select value={form.signing} onChange={(e) => set({ signing: e.target.value as FormState['signing'] })}>
-            <option value="signed">Sign deliveries (X-Service-Signature; a secret is generated and shown once)</option>
+            <option value="service">{SCHEMES.service.option}</option>
+            <option value="standard">{SCHEMES.standard.option}</option>
             <option value="none">Do not sign</option>
           </select>
         </Field>
@@ -257,13 +272,13 @@ function DestinationFields({ form, set, error, creating }: { form: FormState; se
   );
 }
 
-const BLANK: FormState = { name: '', type: 'webhook', webhookUrl: '', botToken: '', channelId: '', guildId: '', eventTypes: '', maxAttempts: '', backoff: '', maxConcurrency: '', signing: 'signed' };
+const BLANK: FormState = { name: '', type: 'webhook', webhookUrl: '', botToken: '', channelId: '', guildId: '', eventTypes: '', maxAttempts: '', backoff: '', maxConcurrency: '', signing: 'service' };
 
 /** The form; a generated signing secret is shown once in its place, and "Done" opens the new destination. */
 function CreateDestination({ onCreated, onOpen }: { onCreated: () => void; onOpen: (id: string) => void }) {
   const [form, setForm] = useState(BLANK);
-  const [created, setCreated] = useState<{ id: string; name: string; signingSecret: string }>();
-  const [state, create] = useProjectMutation<{ createDestination: { id: string; name: string; signingSecret: string | null } }>(CREATE);
+  const [created, setCreated] = useState<{ id: string; name: string; signingSecret: string; signatureScheme: SignatureScheme }>();
+  const [state, create] = useProjectMutation<{ createDestination: { id: string; name: string; signingSecret: string | null; signatureScheme: SignatureScheme } }>(CREATE_DESTINATION);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     const result = await create({ input: toInput(form, true) });
@@ -277,7 +292,7 @@ function CreateDestination({ onCreated, onOpen }: { onCreated: () => void; onOpe
     return (
       <section className="card" aria-label="New destination">
         <h2>Created {created.name}</h2>
-        <p className="muted">Its deliveries are signed with this secret: give it to the receiver, which checks X-Service-Signature with it.</p>
+        <p className="muted">Its deliveries are signed with this secret: give it to the receiver, which checks {SCHEMES[created.signatureScheme].check} with it.</p>
         <SecretOnce label={`Signing secret of ${created.name}`} value={created.signingSecret} onDone={() => onOpen(created.id)} />
       </section>
     );
@@ -357,7 +372,7 @@ export function DestinationPage() {
         empty={<p className="muted">No deliveries yet.</p>}
         columns={[
           { header: 'Created', cell: (r) => <Link href={`/events/${r.eventId}`}><Time value={r.createdAt} /></Link> },
-          { header: 'Status', cell: (r) => <StatusBadge status={r.status} /> },
+          { header: 'Outcome', cell: (r) => <DeliveryBadge status={r.status} deadLettered={r.deadLetteredAt !== null} /> },
           { header: 'Attempts', cell: (r) => r.attemptCount, className: 'num' },
           { header: 'Event id', cell: (r) => r.eventId, className: 'mono hide-narrow' },
         ]}
@@ -370,6 +385,7 @@ interface RecentDelivery {
   id: string;
   eventId: string;
   status: string;
+  deadLetteredAt: string | null;
   attemptCount: number;
   createdAt: string;
 }
@@ -443,12 +459,20 @@ function EditDestination({ destination: d, onSaved }: { destination: Destination
   );
 }
 
-/** Rotate (new secret, previous one keeps signing during the overlap), cut over at once, or clear. */
+/** The scheme; rotate (new secret, previous one keeps signing during the overlap), cut over at once, or clear. */
 function SigningSecret({ destination: d, onChanged }: { destination: Destination; onChanged: () => void }) {
   const [overlapHours, setOverlapHours] = useState('24');
   const [shown, setShown] = useState<string | null>(null);
   const [rotated, rotate] = useProjectMutation(ROTATE);
   const [cleared, clear] = useProjectMutation(CLEAR);
+  const [switched, update] = useProjectMutation<{ updateDestination: { signingSecret: string | null } }>(UPDATE);
+  // The API replaces a secret the new scheme cannot sign with, and shows the new one once.
+  const changeScheme = async (signatureScheme: SignatureScheme) => {
+    const result = await update({ id: d.id, input: { signatureScheme } });
+    if (!result.data) return;
+    setShown(result.data.updateDestination.signingSecret);
+    onChanged();
+  };
   const run = async (overlapSeconds: number) => {
     const secret = generateSecret();
     const result = await rotate({ id: d.id, input: { signingSecret: secret, overlapSeconds } });
@@ -460,7 +484,11 @@ function SigningSecret({ destination: d, onChanged }: { destination: Destination
     <div className="card" aria-label="Signing secret">
       <h2>Signing secret</h2>
       <p className="muted">
-        {d.hasSigningSecret ? 'Deliveries are signed (X-Service-Signature).' : 'Not signed: deliveries carry no signature headers.'}
+        {!d.hasSigningSecret
+          ? 'Not signed: deliveries carry no signature headers.'
+          : d.signatureScheme === 'standard'
+            ? 'Deliveries are signed in the Standard Webhooks scheme (webhook-id, webhook-timestamp, webhook-signature).'
+            : 'Deliveries are signed (X-Service-Timestamp, X-Service-Signature).'}
         {d.previousSecretExpiresAt && (
           <>
             {' '}
@@ -471,6 +499,12 @@ function SigningSecret({ destination: d, onChanged }: { destination: Destination
       {shown && <SecretOnce label="New signing secret" value={shown} onDone={() => setShown(null)} />}
       <Can permission="write">
         <div className="form">
+          <Field label="Signature scheme" field="signatureScheme" error={switched.error} hint="A change cuts over at once: the receiver switches its check at the same time.">
+            <select value={d.signatureScheme} disabled={switched.fetching} onChange={(e) => changeScheme(e.target.value as SignatureScheme)}>
+              <option value="service">X-Service-Signature (this service’s scheme)</option>
+              <option value="standard">Standard Webhooks (webhook-signature)</option>
+            </select>
+          </Field>
           <Field label="Overlap (hours)" field="overlapSeconds" error={rotated.error} hint="During the overlap each delivery also carries a signature made with the old secret (at most 168 h).">
             <input type="number" min={0} max={168} value={overlapHours} onChange={(e) => setOverlapHours(e.target.value)} />
           </Field>
@@ -489,7 +523,7 @@ function SigningSecret({ destination: d, onChanged }: { destination: Destination
               </ConfirmButton>
             )}
           </div>
-          <ErrorMessage error={rotated.error ?? cleared.error} fields={['overlapSeconds']} />
+          <ErrorMessage error={rotated.error ?? cleared.error ?? switched.error} fields={['overlapSeconds', 'signatureScheme']} />
         </div>
       </Can>
     </div>

@@ -129,7 +129,8 @@ function LinkForm(props: { endpointId: string; data: LinksData; destinations: Li
   if (destinations.length === 0) {
     return (
       <p className="muted">
-        Every destination is linked. <Link href="/destinations">Create a destination</Link> to add another.
+        {data.destinations.data.length === 0 ? 'This project has no destination yet: ' : 'Every destination is linked. '}
+        <Link href="/destinations">Create a destination</Link> to link it here.
       </p>
     );
   }

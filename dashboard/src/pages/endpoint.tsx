@@ -20,6 +20,8 @@ import {
   RulesBuilder,
   rulesProblem,
   SecretOnce,
+  OutcomeBadge,
+  ResponseFrom,
   StatusBadge,
   Table,
   Time,
@@ -211,7 +213,8 @@ function RecentEvents({ endpointId }: { endpointId: string }) {
       columns={[
         { header: 'Received', cell: (e) => <Link href={`/events/${e.id}`}><Time value={e.createdAt} /></Link> },
         { header: 'Type', cell: (e) => e.eventType || '—', className: 'mono' },
-        { header: 'Outcome', cell: (e) => <StatusBadge status={e.outcome} /> },
+        { header: 'Outcome', cell: (e) => <OutcomeBadge outcome={e.outcome} /> },
+        { header: 'Response', cell: (e) => <ResponseFrom event={e} />, className: 'response' },
         { header: 'Event id', cell: (e) => e.id, className: 'mono hide-narrow' },
       ]}
     />

@@ -71,12 +71,14 @@ export function EndpointsPage() {
         />
       )}
       <ErrorMessage error={error} />
+      {/* The system source (the service's own operational events) is always there: say what fills the list beside it. */}
+      {data && !pager.cursor && data.endpoints.data.length > 0 && data.endpoints.data.every((e) => e.system) && <NoSourceYet />}
       <Table
         label="Endpoints"
         rows={data?.endpoints.data ?? []}
         rowKey={(e) => e.id}
         onRowClick={(e) => navigate(`/endpoints/${e.id}`)}
-        empty={fetching ? <div className="loading">Loading…</div> : <EmptyState title="No endpoints yet">An endpoint gives you an ingress URL to send webhooks to.</EmptyState>}
+        empty={fetching ? <div className="loading">Loading…</div> : <NoSourceYet />}
         columns={[
           { header: 'Name', cell: (e) => <Link href={`/endpoints/${e.id}`}>{e.name}</Link> },
           { header: 'Provider', cell: (e) => (e.system ? 'system' : (e.provider ?? 'generic')) },
@@ -104,7 +106,16 @@ export function EndpointsPage() {
   );
 }
 
-function CreateEndpointForm({ onCreated }: { onCreated: (e: { id: string; name: string; signingSecret: string }) => void }) {
+function NoSourceYet() {
+  return (
+    <EmptyState title="No endpoints of your own yet">
+      An endpoint (a source) gives you an ingress URL to send webhooks to. Create one with <strong>New endpoint</strong>, or <Link href="/start">get started</Link>: a source, a destination, the link and a test event in one flow.
+    </EmptyState>
+  );
+}
+
+/** The form of New endpoint; `inline` (Get started, where the step has the title): no card, the button says "Create source". */
+export function CreateEndpointForm({ onCreated, inline = false }: { onCreated: (e: { id: string; name: string; signingSecret: string }) => void; inline?: boolean }) {
   const [name, setName] = useState('');
   const [slug, setSlug] = useState('');
   const [provider, setProvider] = useState('');
@@ -118,8 +129,8 @@ function CreateEndpointForm({ onCreated }: { onCreated: (e: { id: string; name: 
   };
   const fields = ['name', 'slug', 'provider', 'eventTypePath'];
   return (
-    <form className="card form" onSubmit={submit} aria-label="New endpoint">
-      <h2>New endpoint</h2>
+    <form className={inline ? 'form' : 'card form'} onSubmit={submit} aria-label={inline ? 'New source' : 'New endpoint'}>
+      {!inline && <h2>New endpoint</h2>}
       <Field label="Name" field="name" error={state.error}>
         <input name="name" required value={name} onChange={(e) => setName(e.target.value)} />
       </Field>
@@ -142,7 +153,7 @@ function CreateEndpointForm({ onCreated }: { onCreated: (e: { id: string; name: 
       <ErrorMessage error={state.error} fields={fields} />
       <div className="row">
         <button type="submit" className="primary" disabled={state.fetching}>
-          Create endpoint
+          {inline ? 'Create source' : 'Create endpoint'}
         </button>
       </div>
     </form>

@@ -1,9 +1,9 @@
 import { gql } from 'urql';
 import { Link, useParams } from 'wouter';
-import { Can, ConfirmButton, EmptyState, ErrorMessage, JsonView, KeyValues, Page, StatusBadge, Table, Time } from '../components';
+import { Can, ConfirmButton, DeliveryBadge, EmptyState, ErrorMessage, JsonView, KeyValues, OutcomeBadge, Page, ResponseFrom, Table, Time } from '../components';
 import { useOnReconnect } from '../lib/connection';
 import { useProjectMutation, useProjectQuery, useProjectSubscription } from '../lib/hooks';
-import type { Attempt, Delivery } from '../lib/types';
+import { EVENT_OUTCOME_FIELDS, type Attempt, type Delivery, type EventOutcomeFields } from '../lib/types';
 
 const DELIVERY_FIELDS = `
   id eventId status attemptCount nextRetryAt replayOfId deadLetteredAt completedAt createdAt
@@ -13,7 +13,7 @@ const DELIVERY_FIELDS = `
 const EVENT = gql`
   query Event($projectId: ID, $id: ID!) {
     event(projectId: $projectId, id: $id) {
-      id eventType status createdAt headers payload sourceIp idempotencyKey quarantinedAt quarantineReason
+      id eventType status createdAt headers payload sourceIp idempotencyKey quarantinedAt quarantineReason ${EVENT_OUTCOME_FIELDS}
       endpoint { id name slug }
       deliveries { ${DELIVERY_FIELDS} }
     }
@@ -35,7 +35,7 @@ export const REPLAY_DEAD_LETTERS = gql`
   mutation ReplayDeadLetters($projectId: ID, $deliveryIds: [ID!]!) { replayDeadLetters(projectId: $projectId, deliveryIds: $deliveryIds) { id } }
 `;
 
-interface EventDetail {
+interface EventDetail extends EventOutcomeFields {
   id: string;
   eventType: string;
   status: string;
@@ -86,7 +86,7 @@ export function EventPage() {
       {event.quarantinedAt && (
         <div className="card" data-testid="quarantine">
           <div className="row">
-            <StatusBadge status="quarantined" />
+            <OutcomeBadge outcome="quarantined" />
             <span className="muted">
               <Time value={event.quarantinedAt} />
             </span>
@@ -97,13 +97,15 @@ export function EventPage() {
           </p>
         </div>
       )}
-      <div className="card">
+      <div className="card event-summary">
+        <p className="row" data-testid="event-outcome">
+          <OutcomeBadge outcome={event.outcome} /> <ResponseFrom event={event} />
+        </p>
         <KeyValues
           values={{
             received: new Date(event.createdAt).toLocaleString(),
             endpoint: event.endpoint ? `${event.endpoint.name} (${event.endpoint.slug})` : '—',
             type: event.eventType || '—',
-            status: event.status,
             'source ip': event.sourceIp ?? '—',
             'idempotency key': event.idempotencyKey ?? '—',
           }}
@@ -123,12 +125,18 @@ export function EventPage() {
       </div>
       <h2>Deliveries</h2>
       {event.deliveries.length === 0 && (
-        <EmptyState title={event.status === 'filtered' ? 'Filtered: not delivered' : event.quarantinedAt ? 'Quarantined: not delivered' : 'No deliveries'}>
-          {event.status === 'filtered'
-            ? "The endpoint's filters dropped this event."
-            : event.quarantinedAt
-              ? 'Replay the event to deliver it to the destinations linked now.'
-              : 'Link a destination to the endpoint to deliver its events.'}
+        <EmptyState title={event.outcome === 'filtered' ? 'Filtered: not delivered' : event.quarantinedAt ? 'Quarantined: not delivered' : 'No deliveries'}>
+          {event.outcome === 'filtered' ? (
+            "The endpoint's filters dropped this event."
+          ) : event.quarantinedAt ? (
+            'Replay the event to deliver it to the destinations linked now.'
+          ) : event.endpoint ? (
+            <>
+              <Link href={`/endpoints/${event.endpoint.id}`}>Link a destination to {event.endpoint.name}</Link> to deliver its events.
+            </>
+          ) : (
+            'Link a destination to the endpoint to deliver its events.'
+          )}
         </EmptyState>
       )}
       {event.deliveries.map((d) => (
@@ -136,9 +144,13 @@ export function EventPage() {
           <div className="row">
             <strong>{d.destination ? <Link href={`/destinations/${d.destination.id}`}>{d.destination.name}</Link> : 'deleted destination'}</strong>
             <span className="muted">{d.destination?.type}</span>
-            <StatusBadge status={d.status} />
+            <DeliveryBadge status={d.status} deadLettered={d.deadLetteredAt !== null} />
             {d.replayOfId && <span className="badge">replay</span>}
-            {d.deadLetteredAt && (replayed.has(d.id) ? <span className="badge muted">dead-lettered, replayed</span> : <span className="badge bad">dead-lettered</span>)}
+            {replayed.has(d.id) && (
+              <span className="badge muted" title="A replay took over from this delivery">
+                replayed
+              </span>
+            )}
             {d.nextRetryAt && (
               <span className="muted">
                 next retry <Time value={d.nextRetryAt} />
@@ -180,7 +192,7 @@ function Attempts({ attempts }: { attempts: Attempt[] }) {
       columns={[
         { header: '#', cell: (a) => a.attemptNumber, className: 'num' },
         { header: 'When', cell: (a) => <Time value={a.createdAt} /> },
-        { header: 'Status', cell: (a) => <StatusBadge status={a.status} /> },
+        { header: 'Outcome', cell: (a) => <DeliveryBadge status={a.status} /> },
         { header: 'Code', cell: (a) => <span data-testid="status-code">{a.statusCode ?? '—'}</span>, className: 'num' },
         { header: 'Latency', cell: (a) => (a.latencyMs === null ? '—' : `${a.latencyMs} ms`), className: 'num' },
         { header: 'Next retry', cell: (a) => <Time value={a.nextRetryAt} /> },

@@ -1,11 +1,12 @@
 import { useEffect, useRef, useState } from 'react';
 import { gql, useClient } from 'urql';
-import { useLocation } from 'wouter';
-import { Can, EmptyState, ErrorMessage, LiveIndicator, Page, Pager, StatusBadge, Table, Time } from '../components';
+import { Link, useLocation } from 'wouter';
+import { OUTCOMES, outcomeLabel } from '../../../packages/cli/src/shared/outcomes';
+import { Can, EmptyState, ErrorMessage, LiveIndicator, OutcomeBadge, Page, Pager, ResponseFrom, Table, Time } from '../components';
 import { useOnReconnect } from '../lib/connection';
 import { useProjectQuery, useProjectSubscription } from '../lib/hooks';
 import { useWorkspace } from '../lib/session';
-import { EVENT_ROW_FIELDS, type EndpointRef, type EventRow, type Page as ListPage } from '../lib/types';
+import { EVENT_OUTCOME_FIELDS, EVENT_ROW_FIELDS, type EndpointRef, type EventOutcomeFields, type EventRow, type Page as ListPage } from '../lib/types';
 import { type BulkFilter, BulkActionPanel } from './bulk-action';
 import { isoToLocalInput, localInputToIso, urlCursorPager, useUrlState } from '../lib/url-state';
 
@@ -19,7 +20,7 @@ const EVENTS = gql`
 `;
 const FILTER_OPTIONS = gql`
   query EventFilterOptions($projectId: ID) {
-    endpoints(projectId: $projectId, limit: 200) { data { id name slug } }
+    endpoints(projectId: $projectId, limit: 200) { data { id name slug system } }
     destinations(projectId: $projectId, limit: 200) { data { id name } }
   }
 `;
@@ -30,24 +31,14 @@ const ATTEMPT_CHANGED = gql`
   subscription EventsAttemptChanged($projectId: ID) { deliveryAttemptUpdated(projectId: $projectId) { id eventId } }
 `;
 const EVENT_OUTCOME = gql`
-  query EventOutcome($projectId: ID, $id: ID!) { event(projectId: $projectId, id: $id) { id outcome lastStatusCode } }
+  query EventOutcome($projectId: ID, $id: ID!) { event(projectId: $projectId, id: $id) { id ${EVENT_OUTCOME_FIELDS} } }
 `;
 
 /** Every filter lives in the URL (deep links; a reload keeps the view). */
 const KEYS = ['endpoint', 'destination', 'outcome', 'code', 'type', 'after', 'before', 'search', 'limit', 'cursors'] as const;
 type Filters = Record<(typeof KEYS)[number], string>;
 
-const OUTCOMES: [string, string][] = [
-  ['dead_lettered', 'dead-lettered'],
-  ['failed', 'failed'],
-  ['retrying', 'retrying'],
-  ['pending', 'pending'],
-  ['skipped', 'skipped (CLI away)'],
-  ['canceled', 'canceled'],
-  ['delivered', 'all delivered'],
-  ['no_destination', 'no destination'],
-  ['filtered', 'filtered'],
-];
+const OUTCOME_OPTIONS: [string, string][] = OUTCOMES.map((o) => [o, outcomeLabel(o)]);
 const CODE_CLASSES: [string, string][] = [
   ['2xx', '2xx'],
   ['3xx', '3xx'],
@@ -76,7 +67,7 @@ export function EventsPage() {
   const limit = Number(filters.limit) || 50;
   const pager = urlCursorPager(filters.cursors, (cursors) => setUrl({ cursors }));
   const [live, setLive] = useState<EventRow[]>([]);
-  const [outcomes, setOutcomes] = useState<Record<string, Pick<EventRow, 'outcome' | 'lastStatusCode'>>>({});
+  const [outcomes, setOutcomes] = useState<Record<string, EventOutcomeFields>>({});
   const [, navigate] = useLocation();
   const [{ data, error, fetching }, refetch] = useProjectQuery<{ events: ListPage<EventRow> }>(EVENTS, {
     cursor: pager.cursor,
@@ -90,7 +81,7 @@ export function EventsPage() {
     createdBefore: filters.before || undefined,
     ...searchArgs(filters.search),
   });
-  const [{ data: options }] = useProjectQuery<{ endpoints: { data: EndpointRef[] }; destinations: { data: { id: string; name: string }[] } }>(FILTER_OPTIONS);
+  const [{ data: options }] = useProjectQuery<{ endpoints: { data: (EndpointRef & { system: boolean })[] }; destinations: { data: { id: string; name: string }[] } }>(FILTER_OPTIONS);
   const onFirstPage = pager.page === 1;
   useProjectSubscription<{ eventReceived: EventRow }>(
     EVENT_RECEIVED,
@@ -147,7 +138,7 @@ export function EventsPage() {
         </label>
         <Select label="Endpoint" value={filters.endpoint} onChange={(endpoint) => change({ endpoint })} any="All endpoints" options={options?.endpoints.data.map((e) => [e.id, e.name])} />
         <Select label="Destination" value={filters.destination} onChange={(destination) => change({ destination })} any="All destinations" options={options?.destinations.data.map((d) => [d.id, d.name])} />
-        <Select label="Outcome" value={filters.outcome} onChange={(outcome) => change({ outcome })} any="Any" options={OUTCOMES} />
+        <Select label="Outcome" value={filters.outcome} onChange={(outcome) => change({ outcome })} any="Any" options={OUTCOME_OPTIONS} />
         <Select label="Response" value={filters.code} onChange={(code) => change({ code })} any="Any" options={CODE_CLASSES} />
         <label className="field">
           <span className="field-label">Event type</span>
@@ -198,20 +189,47 @@ export function EventsPage() {
           ) : filtered ? (
             <EmptyState title="No events match these filters" />
           ) : (
-            <EmptyState title="No events yet">Send a request to an endpoint's ingress URL, or press Test on an endpoint.</EmptyState>
+            <NoEventsYet sources={options?.endpoints.data.filter((e) => !e.system)} />
           )
         }
         columns={[
           { header: 'Received', cell: (e) => <Time value={e.createdAt} /> },
-          { header: 'Endpoint', cell: (e) => e.endpoint?.name ?? e.endpointId },
+          // On a phone the outcome matters more than the source (the filter above names it).
+          { header: 'Endpoint', cell: (e) => e.endpoint?.name ?? e.endpointId, className: 'hide-narrow' },
           { header: 'Type', cell: (e) => e.eventType || <span className="muted">—</span>, className: 'mono' },
-          { header: 'Outcome', cell: (e) => <StatusBadge status={e.outcome} /> },
-          { header: 'Last response', cell: (e) => e.lastStatusCode ?? <span className="muted">—</span>, className: 'num' },
+          { header: 'Outcome', cell: (e) => <OutcomeBadge outcome={e.outcome} /> },
+          { header: 'Response', cell: (e) => <ResponseFrom event={e} />, className: 'response' },
           { header: 'Event id', cell: (e) => e.id, className: 'mono hide-narrow' },
         ]}
       />
       <Pager pager={pager} nextCursor={data?.events.nextCursor} />
     </Page>
+  );
+}
+
+/** What fills an empty list: a source first (the guided first run), else a request or a Test on one. */
+function NoEventsYet({ sources }: { sources: EndpointRef[] | undefined }) {
+  if (!sources) return <EmptyState title="No events yet" />;
+  if (sources.length === 0) {
+    return (
+      <EmptyState title="No events yet">
+        Events arrive at a source&apos;s URL, and this project has no source. <Link href="/start">Create a source</Link>: the guide then makes a destination, links
+        them and sends a test event, in about a minute.
+      </EmptyState>
+    );
+  }
+  const [first] = sources;
+  return (
+    <EmptyState title="No events yet">
+      Send a request to a source&apos;s ingress URL, or press <strong>Test</strong> on <Link href={`/endpoints/${first.id}`}>{first.name}</Link>
+      {sources.length > 1 && (
+        <>
+          {' '}
+          or another <Link href="/endpoints">source</Link>
+        </>
+      )}
+      .
+    </EmptyState>
   );
 }
 
@@ -268,7 +286,7 @@ function Select(props: { label: string; value: string; onChange: (value: string)
  * Keeps the outcome column current: every attempt recorded (or changed) names its event,
  * whose outcome is read again, a batch every half second at most.
  */
-function useOutcomeRefresh(set: (update: (prev: Record<string, Pick<EventRow, 'outcome' | 'lastStatusCode'>>) => Record<string, Pick<EventRow, 'outcome' | 'lastStatusCode'>>) => void) {
+function useOutcomeRefresh(set: (update: (prev: Record<string, EventOutcomeFields>) => Record<string, EventOutcomeFields>) => void) {
   const client = useClient();
   const { project } = useWorkspace();
   const pending = useRef(new Set<string>());
@@ -282,9 +300,13 @@ function useOutcomeRefresh(set: (update: (prev: Record<string, Pick<EventRow, 'o
       pending.current.clear();
       for (const id of ids) {
         void client
-          .query<{ event: { id: string } & Pick<EventRow, 'outcome' | 'lastStatusCode'> }>(EVENT_OUTCOME, { projectId: project.id, id }, { requestPolicy: 'network-only' })
+          .query<{ event: { id: string } & EventOutcomeFields }>(EVENT_OUTCOME, { projectId: project.id, id }, { requestPolicy: 'network-only' })
           .toPromise()
-          .then(({ data }) => data && set((prev) => ({ ...prev, [id]: { outcome: data.event.outcome, lastStatusCode: data.event.lastStatusCode } })));
+          .then(({ data }) => {
+            if (!data) return;
+            const { id: _id, ...fields } = data.event;
+            set((prev) => ({ ...prev, [id]: fields }));
+          });
       }
     }, 500);
   });

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState, type ReactNode } from 'react';
 import { gql } from 'urql';
 import { Link, useSearchParams } from 'wouter';
 import type { AlignedData } from 'uplot';
+import { outcomeLabel, type Outcome } from '../../../packages/cli/src/shared/outcomes';
 import { EmptyState, ErrorMessage, Page, Table } from '../components';
 import { useProjectQuery } from '../lib/hooks';
 import { Chart, type ChartSeries } from './metrics-chart';
@@ -48,15 +49,16 @@ const EVENT_SERIES: ChartSeries[] = [
   { label: 'filtered', color: COLORS.filtered },
 ];
 const DELIVERY_SERIES: ChartSeries[] = [
-  { label: 'succeeded', color: COLORS.ok },
-  { label: 'failed', color: COLORS.bad },
-  { label: 'retrying', color: COLORS.wait },
+  { label: outcomeLabel('delivered'), color: COLORS.ok },
+  { label: outcomeLabel('failed'), color: COLORS.bad },
+  { label: outcomeLabel('retrying'), color: COLORS.wait },
 ];
 const RATE_SERIES: ChartSeries[] = [{ label: 'success rate', color: COLORS.ok, points: true }];
 const LATENCY_SERIES: ChartSeries[] = [
   { label: 'p50', color: COLORS.received, bars: true },
   { label: 'p95', color: COLORS.p95, bars: true },
 ];
+const capitalized = (outcome: Outcome) => outcomeLabel(outcome).replace(/^./, (c) => c.toUpperCase());
 const percent = (v: number | null) => (v == null ? '—' : `${Math.round(v * 1000) / 10}%`);
 const ms = (v: number | null) => (v == null ? '—' : v >= 1000 ? `${(v / 1000).toFixed(1)} s` : `${Math.round(v)} ms`);
 const count = (v: number | null) => (v == null ? '—' : Number.isInteger(v) ? String(v) : '');
@@ -108,19 +110,19 @@ export function MetricsPage() {
         <>
           <div className="tiles" aria-label="Totals">
             <Tile label="Events received" value={m.totals.eventsReceived} />
-            <Tile label="Filtered" value={m.totals.eventsFiltered} />
-            <Tile label="Delivered" value={m.totals.deliveriesSucceeded} tone="ok" />
-            <Tile label="Failed" value={m.totals.deliveriesFailed} tone={m.totals.deliveriesFailed ? 'bad' : undefined} />
-            <Tile label="Retries" value={m.totals.deliveriesRetrying} tone={m.totals.deliveriesRetrying ? 'wait' : undefined} />
+            <Tile label={capitalized('filtered')} value={m.totals.eventsFiltered} />
+            <Tile label={capitalized('delivered')} value={m.totals.deliveriesSucceeded} tone="ok" />
+            <Tile label={capitalized('failed')} value={m.totals.deliveriesFailed} tone={m.totals.deliveriesFailed ? 'bad' : undefined} />
+            <Tile label={capitalized('retrying')} value={m.totals.deliveriesRetrying} tone={m.totals.deliveriesRetrying ? 'wait' : undefined} />
             <Tile label="Success rate" value={percent(m.totals.successRate)} />
-            <Tile label="Dead letters" value={<Link href="/dead-letters">{m.deadLetters}</Link>} tone={m.deadLetters ? 'bad' : undefined} />
+            <Tile label={`${capitalized('dead_lettered')} now`} value={<Link href="/dead-letters">{m.deadLetters}</Link>} tone={m.deadLetters ? 'bad' : undefined} />
           </div>
           <p className="muted">
-            {new Date(m.from).toLocaleString()} – {new Date(m.to).toLocaleString()}, one point per {bucketLabel(m.bucketSeconds)}. Deliveries count attempts by outcome: succeeded, failed for good (dead-lettered), or failed with a retry scheduled.
+            {new Date(m.from).toLocaleString()} – {new Date(m.to).toLocaleString()}, one point per {bucketLabel(m.bucketSeconds)}. Deliveries count attempts by outcome: delivered, failed for good, or retrying (failed, with a retry scheduled). Latency is the round trip of attempts that got an answer (not the wait for a relay listen CLI that was away or reconnecting).
           </p>
           {m.totals.eventsReceived === 0 && m.totals.deliveriesSucceeded + m.totals.deliveriesFailed + m.totals.deliveriesRetrying === 0 ? (
             <EmptyState title="Nothing in this range">
-              Send an event to one of your <Link href="/endpoints">endpoints</Link> (its page has a Test button), or pick a longer range.
+              Send an event to one of your <Link href="/endpoints">sources</Link> (its page has a Test button), or pick a longer range. A new project: <Link href="/start">get started</Link>.
             </EmptyState>
           ) : (
             <div className="charts">

@@ -50,6 +50,12 @@ export function clientCommands(relay: Command): void {
     .option('--allow-external', 'allow a URL target on another machine')
     .option('--insecure', 'accept a self-signed certificate from an https target')
     .option('--print-secret', "print the session's signing secret and exit")
+    .addOption(
+      new Option('--signature-scheme <scheme>', "how forwards are signed, kept for the session until changed: service (X-Service-Signature) or standard (Standard Webhooks' webhook-signature)").choices([
+        'service',
+        'standard',
+      ]),
+    )
     .option('--forward-missed', 'forward the events that arrived while no CLI was listening without asking, at start and on reconnect (else: press f)')
     .addOption(profile())
     .option('--project <project_id>', 'the project (default: your default project)')

@@ -23,7 +23,7 @@ describe('the listen screen', () => {
   });
 
   it('says when the local server did not answer, when paused, and marks replays and retries', () => {
-    expect(formatForwardLine(line({ statusCode: null, latencyMs: 3, error: 'connection error: ECONNREFUSED' }), { color: false })).toContain('failed: connection error: ECONNREFUSED');
+    expect(formatForwardLine(line({ statusCode: null, latencyMs: 3, error: 'connection error: ECONNREFUSED' }), { color: false })).toContain('no response: connection error: ECONNREFUSED');
     const skipped = formatForwardLine(line({ statusCode: null, latencyMs: 0, error: 'paused', skipped: true }), { color: false });
     expect(skipped).toContain('skipped (paused)');
     expect(skipped).not.toContain(' ms');

@@ -1,4 +1,5 @@
 import { detailJson, type ForwardDetail, formatDetail } from './listen-inspect';
+import { outcomeLabel } from './shared/outcomes';
 import type { CliForward, ForwardResult } from './local-forwarder';
 
 /**
@@ -33,9 +34,13 @@ const painter = (color: boolean): Paint => (color ? (style, text) => `${SGR[styl
 const pad = (text: string, width: number) => (text.length >= width ? text : text + ' '.repeat(width - text.length));
 const clock = (at: Date) => at.toTimeString().slice(0, 8);
 
+/**
+ * The local answer in the dashboard's words (packages/cli/src/shared/outcomes.ts): its status code as the
+ * Events list's Response column shows it, `no response: …` when none came, `skipped` when paused.
+ */
 function statusText(result: ForwardLine['result']): { text: string; style: keyof typeof SGR } {
-  if (result.skipped) return { text: 'skipped (paused)', style: 'yellow' };
-  if (result.statusCode === null) return { text: `failed: ${result.error ?? 'no answer'}`, style: 'red' };
+  if (result.skipped) return { text: `${outcomeLabel('skipped')} (paused)`, style: 'yellow' };
+  if (result.statusCode === null) return { text: `no response: ${result.error ?? 'no answer'}`, style: 'red' };
   const style = result.statusCode < 300 ? 'green' : result.statusCode < 500 ? 'yellow' : 'red';
   return { text: String(result.statusCode), style };
 }

@@ -28,6 +28,8 @@ export interface ListenOptions {
   exitAfterDisconnect?: string;
   /** Print the session's signing secret and exit. */
   printSecret?: boolean;
+  /** `--signature-scheme`: how forwards are signed (commander allows only these); absent keeps the session's. */
+  signatureScheme?: SignatureScheme;
   allowExternal?: boolean;
   insecure?: boolean;
   /** Repeatable `--header 'K: V'`. */
@@ -64,8 +66,11 @@ export interface CliSession {
   delayMs: number;
   eventTypes: string[];
   filters: Condition[];
+  signatureScheme: SignatureScheme;
 }
-const SESSION_FIELDS = 'destination { id name } sources { slug ingressUrl } transformName templateName delayMs eventTypes filters { field operator value }';
+/** `service`: X-<prefix>-Signature; `standard`: Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature). */
+export type SignatureScheme = 'service' | 'standard';
+const SESSION_FIELDS = 'destination { id name } sources { slug ingressUrl } transformName templateName delayMs eventTypes filters { field operator value } signatureScheme';
 const SECRET_FIELDS = `${SESSION_FIELDS} signingSecret`;
 
 export interface SessionChange {
@@ -75,6 +80,7 @@ export interface SessionChange {
   delayMs?: number;
   eventTypes?: string[];
   filters?: Condition[];
+  signatureScheme?: SignatureScheme;
 }
 
 /** `relay listen <port|url> [source_slug]`: forwards the project's live events to a local server until `q` / Ctrl+C. */
@@ -83,7 +89,7 @@ export async function listen(targetArg: string | undefined, sourceSlug: string |
   if (opts.printSecret) {
     // `relay listen --print-secret [source_slug]`: the target does not matter (the secret belongs to the session).
     const slug = sourceSlug ?? (targetArg !== undefined && !/^\d+$/.test(targetArg) && !targetArg.includes('://') ? targetArg : undefined);
-    const session = await new Listener(client, new ListenScreen('pretty'), undefined, opts.project).open({ sourceSlugs: slug ? [slug] : undefined }, SECRET_FIELDS);
+    const session = await new Listener(client, new ListenScreen('pretty'), undefined, opts.project).open({ sourceSlugs: slug ? [slug] : undefined, signatureScheme: opts.signatureScheme }, SECRET_FIELDS);
     process.stdout.write(`${session.signingSecret}\n`);
     return;
   }
@@ -102,7 +108,15 @@ export async function listen(targetArg: string | undefined, sourceSlug: string |
   const screen = new ListenScreen(opts.output ?? 'pretty');
   const listener = new Listener(client, screen, delivery, opts.project, exitAfterDisconnectMs, opts.forwardMissed === true);
   try {
-    await listener.start({ sourceSlugs: sourceSlug ? [sourceSlug] : undefined, transformName: opts.transform, templateName: opts.template, delayMs, eventTypes, filters });
+    await listener.start({
+      sourceSlugs: sourceSlug ? [sourceSlug] : undefined,
+      transformName: opts.transform,
+      templateName: opts.template,
+      delayMs,
+      eventTypes,
+      filters,
+      signatureScheme: opts.signatureScheme,
+    });
   } catch (err) {
     throw filterRefusal(err, filterTexts) ?? err;
   }
@@ -193,7 +207,8 @@ export class Listener {
       this.screen.notice(source.ingressUrl ? `${source.slug} receives at ${source.ingressUrl}` : `${source.slug} carries the service's operational events`);
     }
     this.screen.notice(`destination ${this.session.destination.name}${this.keys ? '   (h for help, q to quit)' : ''}`);
-    this.screen.notice('forwards are signed like webhook deliveries with this session\'s secret (relay listen --print-secret)');
+    const scheme = this.session.signatureScheme === 'standard' ? 'Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature' : 'service scheme: X-<prefix>-Timestamp, X-<prefix>-Signature';
+    this.screen.notice(`forwards are signed like webhook deliveries with this session's secret (${scheme}; relay listen --print-secret)`);
     this.watchTarget();
     // After a `q`, Ctrl+C or kill -9 of the last `listen`: what arrived while nothing listened.
     await this.missed.find();

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { deliveryOutcome, type DeliveryStatusName, type Outcome, OUTCOME_WORDS, outcomeLabel } from './shared/outcomes';
 import { ApiClient, ApiError } from './api-client';
 import { CliError, EXIT } from './cli-errors';
 import { profileStore, resolveApiUrl } from './config-store';
@@ -20,15 +21,14 @@ export interface TriggerOptions {
   profile?: string;
 }
 
-interface DeliveryRow {
-  id: string;
-  destinationId: string;
-  status: string;
-  attemptCount: number;
+interface WaitedEvent {
+  outcome: Outcome;
+  deliveries: Array<{ id: string; destinationId: string; status: DeliveryStatusName; deadLetteredAt: string | null; attemptCount: number; destination: { name: string } | null }>;
 }
 
-/** Where a delivery stops changing (skipped: a CLI that was away or paused). */
-const FINAL = new Set(['success', 'failed', 'canceled', 'skipped']);
+/** Outcomes that can still change without anyone acting. */
+const MOVING = new Set<Outcome>(['pending', 'retrying']);
+const FAILURES = new Set<Outcome>(['failed', 'dead_lettered']);
 
 function readPayload(file: string): string {
   try {
@@ -42,7 +42,8 @@ function readPayload(file: string): string {
  * `relay trigger <source>`: an event through the source's real ingress
  * (filters, transforms and a running `listen` all apply), signed with the
  * source's secret by the API; `--event <id>` sends a stored event again.
- * Prints the event id; `--wait` then prints each delivery's outcome.
+ * Prints the event id; `--wait` then prints each delivery's outcome in the
+ * outcome words of the dashboard (packages/cli/src/shared/outcomes.ts).
  */
 export async function trigger(source: string | undefined, opts: TriggerOptions): Promise<void> {
   if (!source && !opts.event) throw new CliError('trigger needs a source (relay trigger shop) or --event <event_id>', EXIT.usage);
@@ -75,33 +76,26 @@ export async function trigger(source: string | undefined, opts: TriggerOptions):
   if (opts.wait) await waitForDeliveries(client, eventId, opts.project, timeoutS * 1000);
 }
 
+/** Polls the event until its outcome stops moving (or the timeout), then prints each current delivery in the outcome words. */
 async function waitForDeliveries(client: ApiClient, eventId: string, projectId: string | undefined, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  let rows: DeliveryRow[] = [];
+  let event: WaitedEvent;
   for (;;) {
-    ({
-      deliveries: { data: rows },
-    } = await client.request<{ deliveries: { data: DeliveryRow[] } }>(
-      'query Deliveries($p: ID, $e: ID!) { deliveries(projectId: $p, eventId: $e, limit: 200) { data { id destinationId status attemptCount } } }',
+    ({ event } = await client.request<{ event: WaitedEvent }>(
+      'query Event($p: ID, $e: ID!) { event(projectId: $p, id: $e) { outcome deliveries { id destinationId status deadLetteredAt attemptCount destination { name } } } }',
       { p: projectId, e: eventId },
     ));
-    if (rows.length > 0 && rows.every((d) => FINAL.has(d.status))) break;
-    if (Date.now() > deadline) break;
+    if (!MOVING.has(event.outcome) || Date.now() > deadline) break;
     await new Promise((r) => setTimeout(r, 500));
   }
-  if (rows.length === 0) {
-    process.stdout.write('no deliveries (filtered, or no destination linked to the source)\n');
-    return;
+  // A replay takes over from what it replays: the newest delivery per destination (ids are time-ordered).
+  const current = event.deliveries.filter((d) => !event.deliveries.some((r) => r.id > d.id && r.destinationId === d.destinationId));
+  const said = `${outcomeLabel(event.outcome)}: ${OUTCOME_WORDS[event.outcome].meaning}`;
+  if (current.length === 0) process.stdout.write(`  ${said}\n`);
+  for (const d of current) {
+    const outcome = outcomeLabel(deliveryOutcome(d.status, d.deadLetteredAt !== null));
+    process.stdout.write(`  ${outcome.padEnd(13)} ${d.destination?.name ?? '(deleted destination)'}  (${d.attemptCount} attempt${d.attemptCount === 1 ? '' : 's'}, delivery ${d.id})\n`);
   }
-  const names = new Map<string, string>();
-  for (const id of new Set(rows.map((d) => d.destinationId))) {
-    const { destination } = await client.request<{ destination: { name: string } }>('query D($p: ID, $id: ID!) { destination(projectId: $p, id: $id) { name } }', { p: projectId, id });
-    names.set(id, destination.name);
-  }
-  for (const d of rows) {
-    process.stdout.write(`  ${d.status.padEnd(9)} ${names.get(d.destinationId)}  (${d.attemptCount} attempt${d.attemptCount === 1 ? '' : 's'}, delivery ${d.id})\n`);
-  }
-  const pending = rows.filter((d) => !FINAL.has(d.status));
-  if (pending.length > 0) throw new CliError(`${pending.length} deliver${pending.length === 1 ? 'y is' : 'ies are'} still ${pending[0].status} after ${timeoutMs / 1000} s`);
-  if (rows.some((d) => d.status === 'failed')) throw new CliError('a delivery failed');
+  if (MOVING.has(event.outcome)) throw new CliError(`still ${said} (after ${timeoutMs / 1000} s)`);
+  if (FAILURES.has(event.outcome)) throw new CliError(said);
 }

@@ -1727,12 +1727,20 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             /**
-             * @description The deliveries' outcome summarised, worst first (docs/dashboard.md "Events")
+             * @description The deliveries' outcome summarised, worst first (docs/dashboard.md "Event outcomes")
              * @enum {string}
              */
             outcome: "quarantined" | "dead_lettered" | "failed" | "retrying" | "pending" | "skipped" | "canceled" | "delivered" | "no_destination" | "filtered";
-            /** @description Response code of the event's most recent attempt (null: none yet, or no HTTP response) */
+            /** @description The destination whose delivery gives the outcome: the worst current delivery, the newest among equals (null: no delivery, or its destination was deleted) */
+            outcome_destination: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+            } | null;
+            /** @description Response code of the last attempt of that delivery (null: none yet, or no HTTP response) */
             last_status_code: number | null;
+            /** @description How many destinations the event has a current delivery to */
+            destination_count: number;
         };
         Event: {
             /** Format: uuid */
@@ -1762,12 +1770,20 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             /**
-             * @description The deliveries' outcome summarised, worst first (docs/dashboard.md "Events")
+             * @description The deliveries' outcome summarised, worst first (docs/dashboard.md "Event outcomes")
              * @enum {string}
              */
             outcome: "quarantined" | "dead_lettered" | "failed" | "retrying" | "pending" | "skipped" | "canceled" | "delivered" | "no_destination" | "filtered";
-            /** @description Response code of the event's most recent attempt (null: none yet, or no HTTP response) */
+            /** @description The destination whose delivery gives the outcome: the worst current delivery, the newest among equals (null: no delivery, or its destination was deleted) */
+            outcome_destination: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+            } | null;
+            /** @description Response code of the last attempt of that delivery (null: none yet, or no HTTP response) */
             last_status_code: number | null;
+            /** @description How many destinations the event has a current delivery to */
+            destination_count: number;
         };
         EventReplay: {
             /** Format: uuid */
@@ -3407,6 +3423,7 @@ export interface operations {
                 code?: string;
                 error?: string;
                 error_description?: string;
+                iss?: string;
             };
             header?: never;
             path: {

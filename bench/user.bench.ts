@@ -1,0 +1,140 @@
+import os from 'node:os';
+import path from 'node:path';
+import { saveFigures, writeMarkedSection } from './bench-output';
+import { PHASES, type Phase, USER_PATH_DEFAULTS, type UserPathFigures, type UserPathOptions, runUserPath } from './user-path';
+
+/**
+ * `npm run bench:user [-- --repo DIR] [--compare DIR] [--rounds 1] [--phases ingest,delivery,paced]
+ *   [--duration 10] [--connections 64] [--events 3000] [--paced-rate 20] [--paced-seconds 10]
+ *   [--cpu-prof DIR] [--pg-stats] [--no-save]`
+ *
+ * The service as users run it (bench/user-path.ts): `npm start` of a checkout, ingest and delivery
+ * together, CPU per event and per delivery of the relay process, Temporal and PostgreSQL, beside the
+ * same run's empty-workflow ceiling of the dev server and a do-nothing HTTP server's rate.
+ * `--compare DIR` runs another checkout (e.g. a clone of an earlier commit, `npm ci`'d) and this one
+ * back to back, `--rounds` times, alternating which goes first, and prints them side by side.
+ * Writes bench/results/user-path.json (this checkout's last run) and the `## As users run it`
+ * section of docs/benchmarks.md; with --compare also bench/results/user-path-compare.json.
+ */
+const REPO = path.resolve(__dirname, '..');
+const DOC = path.join(REPO, 'docs', 'benchmarks.md');
+
+function parse(args: string[]): { opts: UserPathOptions; compare?: string; rounds: number; save: boolean } {
+  const get = (name: string) => {
+    const i = args.indexOf(`--${name}`);
+    return i >= 0 ? args[i + 1] : undefined;
+  };
+  const num = (name: string, fallback: number) => (get(name) === undefined ? fallback : Number(get(name)));
+  const phases = (get('phases')?.split(',') ?? PHASES) as Phase[];
+  for (const p of phases) if (!PHASES.includes(p)) throw new Error(`--phases: "${p}" is not one of ${PHASES.join(', ')}`);
+  const d = USER_PATH_DEFAULTS;
+  return {
+    opts: {
+      repo: path.resolve(get('repo') ?? REPO),
+      phases,
+      duration: num('duration', d.duration),
+      connections: num('connections', d.connections),
+      payloadBytes: num('payload-bytes', d.payloadBytes),
+      events: num('events', d.events),
+      sendConcurrency: num('send-concurrency', d.sendConcurrency),
+      pacedRate: num('paced-rate', d.pacedRate),
+      pacedSeconds: num('paced-seconds', d.pacedSeconds),
+      ceilingEvents: num('ceiling-events', d.ceilingEvents),
+      cpuProfDir: get('cpu-prof'),
+      pgStats: args.includes('--pg-stats'),
+    },
+    compare: get('compare') && path.resolve(get('compare')!),
+    rounds: num('rounds', 1),
+    save: !args.includes('--no-save'),
+  };
+}
+
+const cpuCell = (ms: Record<string, number>) => `relay ${ms.relay} / temporal ${ms.temporal} / postgres ${ms.postgres}`;
+
+/** The rows every report shows, one value per run. */
+export function userPathRows(f: UserPathFigures): Array<[string, string]> {
+  const rows: Array<[string, string]> = [
+    ['checkout', f.commit],
+    ['load average (1 min) start → end', `${f.load_average_1m.start} → ${f.load_average_1m.end}`],
+    ['reference: do-nothing HTTP server, requests/s', String(f.references.do_nothing_http_requests_per_second)],
+    ["reference: the dev server's empty-workflow ceiling, workflows/s", String(f.references.ceiling_empty_workflows_per_second)],
+    ["reference: Temporal's CPU ms per empty workflow (ceiling run)", String(f.references.ceiling_temporal_cpu_ms_per_workflow)],
+  ];
+  if (f.ingest) {
+    const i = f.ingest;
+    rows.push(
+      ['ingest: events/s (202s)', String(i.events_per_second)],
+      ['ingest: p50 / p99 / max ms', `${i.latency_ms.p50} / ${i.latency_ms.p99} / ${i.latency_ms.max}`],
+      ['ingest: cores used (relay / temporal / postgres)', `${i.cpu.cores.relay} / ${i.cpu.cores.temporal} / ${i.cpu.cores.postgres}`],
+      ['ingest: CPU ms per event, until fanned out', cpuCell(i.cpu_until_fanned_out.ms_per_unit)],
+      ['ingest: outbox left at the end / delivered during', `${i.outbox_at_end} / ${i.delivered_during}`],
+    );
+  }
+  if (f.delivery) {
+    const d = f.delivery;
+    rows.push(
+      ['delivery: deliveries/s at the receiver', String(d.deliveries_per_second)],
+      ['delivery: ratio to the ceiling (target ≥ 0.9)', String(d.ratio_to_ceiling)],
+      ['delivery: CPU ms per delivery', cpuCell(d.cpu.ms_per_unit)],
+      ['delivery: cores used (relay / temporal / postgres)', `${d.cpu.cores.relay} / ${d.cpu.cores.temporal} / ${d.cpu.cores.postgres}`],
+    );
+  }
+  if (f.paced) {
+    rows.push([`paced ${f.paced.events_per_second}/s: send → receive p50 / p99 / max ms`, `${f.paced.send_to_receive_ms.p50} / ${f.paced.send_to_receive_ms.p99} / ${f.paced.send_to_receive_ms.max}`]);
+  }
+  rows.push(['RSS after (relay / temporal), MiB', `${f.rss_mib_after.relay} / ${f.rss_mib_after.temporal}`]);
+  return rows;
+}
+
+export function table(runs: UserPathFigures[], names: string[]): string {
+  const rows = runs.map(userPathRows);
+  return [
+    `| measure | ${names.join(' | ')} |`,
+    `|---|${names.map(() => '---').join('|')}|`,
+    ...rows[0].map(([label], r) => `| ${label} | ${rows.map((cells) => cells[r]?.[1] ?? '').join(' | ')} |`),
+  ].join('\n');
+}
+
+export async function main(args: string[]): Promise<void> {
+  const { opts, compare, rounds, save } = parse(args);
+  const say = (line: string) => process.stderr.write(`${line}\n`);
+  if (!compare) {
+    const figures = await runUserPath(opts, say);
+    process.stdout.write(`\n${table([figures], [path.basename(opts.repo)])}\n`);
+    if (save && opts.repo === REPO) {
+      saveFigures(path.join(REPO, 'bench', 'results', 'user-path.json'), { date: new Date().toISOString(), machine: machine(), options: opts, figures });
+      writeDoc(figures, opts);
+    }
+    return;
+  }
+  const runs: Array<{ name: string; figures: UserPathFigures }> = [];
+  for (let round = 0; round < rounds; round++) {
+    // Alternating which goes first, so a machine getting busier favours neither.
+    const order = round % 2 === 0 ? [compare, opts.repo] : [opts.repo, compare];
+    for (const repo of order) runs.push({ name: `${path.basename(repo)} #${round + 1}`, figures: await runUserPath({ ...opts, repo }, say) });
+  }
+  process.stdout.write(`\n${table(runs.map((r) => r.figures), runs.map((r) => r.name))}\n`);
+  if (save) saveFigures(path.join(REPO, 'bench', 'results', 'user-path-compare.json'), { date: new Date().toISOString(), machine: machine(), options: opts, compare, runs });
+}
+
+const machine = () => ({ cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version });
+
+function writeDoc(f: UserPathFigures, opts: UserPathOptions): void {
+  const m = machine();
+  writeMarkedSection(
+    DOC,
+    'user-path',
+    [
+      '## As users run it (`npm run bench:user`)',
+      '',
+      `The headline figures: the service started exactly as \`npm start\` starts it from a fresh clone (\`${f.start_command}\`: one process with the API, the outbox dispatcher and the Temporal worker; the embedded PostgreSQL and the Temporal dev server on its on-disk SQLite file, with the launcher's settings; search indexing on; no NODE_ENV or LOG_LEVEL set), configured through the API (a growth-plan organization, sources linked to a signed webhook destination at a local receiver). Ingest: ${opts.connections} connections of signed ${opts.payloadBytes}-byte push-like bodies for ${opts.duration} s while fan-out, search rows and deliveries run. Delivery: ${opts.events} events sent ${opts.sendConcurrency} at a time, deliveries/s from the first send to the last arrival. Paced: ${opts.pacedRate} events/s for ${opts.pacedSeconds} s, send → arrival at the receiver. CPU by process from /proc. Beside them, measured in the same run: the dev server's empty-workflow ceiling and a do-nothing HTTP server's rate under the same load, since absolute figures vary between machines. The component benches below (Ingress, Delivery) measure parts of this path alone.`,
+      '',
+      `${m.cpus} cores (${m.model ?? 'unknown CPU'}), Node ${m.node}, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC; other work may share the machine (the load average is in the table).`,
+      '',
+      table([f], ['`npm start`']),
+      '',
+      'Targets on a quiet 2-core machine: deliveries/s ≥ 0.9 of the ceiling; ingest ≥ 4,000 events/s at p99 < 50 ms; paced p99 < 50 ms; the relay process\'s CPU per delivery within 20 % of the Delivery bench\'s. Before/after on one machine: `npm run bench:user -- --compare <other checkout> --rounds 2`. What the CPU goes to: docs/delivery.md ("Where the CPU goes under npm start").',
+    ].join('\n'),
+    'Benchmarks',
+  );
+}
