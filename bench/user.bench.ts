@@ -100,7 +100,7 @@ export async function main(args: string[]): Promise<void> {
   const say = (line: string) => process.stderr.write(`${line}\n`);
   if (!compare) {
     const figures = await runUserPath(opts, say);
-    process.stdout.write(`\n${table([figures], [path.basename(opts.repo)])}\n`);
+    process.stdout.write(`\n${table([figures], [path.basename(opts.repo)])}\n${details(figures)}`);
     if (save && opts.repo === REPO) {
       saveFigures(path.join(REPO, 'bench', 'results', 'user-path.json'), { date: new Date().toISOString(), machine: machine(), options: opts, figures });
       writeDoc(figures, opts);
@@ -115,6 +115,18 @@ export async function main(args: string[]): Promise<void> {
   }
   process.stdout.write(`\n${table(runs.map((r) => r.figures), runs.map((r) => r.name))}\n`);
   if (save) saveFigures(path.join(REPO, 'bench', 'results', 'user-path-compare.json'), { date: new Date().toISOString(), machine: machine(), options: opts, compare, runs });
+}
+
+/** What a profiling run needs beside the table: pg_stat_statements' top statements per phase, the delivery phase's clock window. */
+function details(f: UserPathFigures): string {
+  const lines: string[] = [];
+  for (const [phase, top] of [['ingest', f.ingest?.pg_top_statements], ['delivery', f.delivery?.pg_top_statements]] as const) {
+    if (!top) continue;
+    lines.push(`\nPostgreSQL, ${phase}: top statements by execution time (ms per ${phase === 'ingest' ? 'event' : 'delivery'}, calls, statement)`);
+    for (const s of top) lines.push(`  ${String(s.ms_per_unit).padStart(8)}  ${String(s.calls).padStart(7)}  ${s.query}`);
+  }
+  if (f.delivery?.monotonic_window_us) lines.push(`\ndelivery phase, CLOCK_MONOTONIC µs (scripts/cpu-profile-top.mjs --window): ${f.delivery.monotonic_window_us.join(' ')}`);
+  return lines.length ? `${lines.join('\n')}\n` : '';
 }
 
 const machine = () => ({ cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version });

@@ -46,7 +46,7 @@ const namedEvents = `claimed as (
  */
 const SEARCH_ROW = {
   full: 'relay_event_payload_jsonb(e.payload), relay_event_search_vector(e.payload, e.headers)',
-  degraded: `null, to_tsvector('simple', regexp_replace(left(relay_event_search_text(e.payload, e.headers), 262144), '[^[:alnum:]]+', ' ', 'g'))`,
+  degraded: 'null, relay_search_words(left(relay_event_search_text(e.payload, e.headers), 262144))',
 };
 
 export interface FanOutOptions {

@@ -257,7 +257,7 @@ const record = (into: Received[]) => (req: http.IncomingMessage, res: http.Serve
       expect(bad.stderr()).toMatch(/^relay: the payload is not JSON: /);
       const unknown = runCli(['trigger', 'no-such-source'], env());
       expect(await unknown.exited).toBe(5);
-      expect(unknown.stderr()).toMatch(/^relay: trigger failed: .*no-such-source/);
+      expect(unknown.stderr()).toMatch(/^relay: no source "no-such-source" in this project: its sources? (is|are) /);
       term.keys('trigger-listen', 'q');
       await term.waitFor('trigger-listen', /EXIT=0/);
     } finally {

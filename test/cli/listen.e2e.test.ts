@@ -176,11 +176,22 @@ describe('relay listen, end to end', () => {
       await rest(service.baseUrl, 'POST', '/v1/auth/signup', { body: { email, password: PASSWORD } });
       expect(await cli(['login', '--api-url', service.baseUrl], { RELAY_EMAIL: email, RELAY_PASSWORD: PASSWORD }, other.home).exited).toBe(0);
       await expectFailure(cli(['listen', '4000'], {}, other.home), 5, /^relay: no sources found.*: create one with `POST \/v1\/endpoints/);
-      // Another project's slug, or a typo: the same exit code, and the slug named.
-      await expectFailure(cli(['listen', '4000', source.slug], {}, other.home), 5, new RegExp(`^relay: .*${source.slug}.*\\(list the project's sources with GET /v1/endpoints\\)$`));
+      // Another project's slug: the same exit code, the slug named, and what this project has.
+      await expectFailure(
+        cli(['listen', '4000', source.slug], {}, other.home),
+        5,
+        new RegExp(`^relay: no source "${source.slug}" in this project: it has none yet; create one in the dashboard or with POST /v1/endpoints$`),
+      );
     } finally {
       other.cleanup();
     }
+  });
+
+  it('names the project\'s sources when the slug given is not one of them (a typo, or the name without its suffix)', async () => {
+    await expectFailure(cli(['listen', '4000', 'shop']), 5, new RegExp(`^relay: no source "shop" in this project: its source is ${source.slug}$`));
+    await expectFailure(cli(['trigger', 'shop']), 5, new RegExp(`^relay: no source "shop" in this project: its source is ${source.slug}$`));
+    // A transform that does not exist is named as such, not as a source.
+    await expectFailure(cli(['listen', '4000', source.slug, '--transform', 'nope']), 1, /^relay: Transform nope was not found\.$/);
   });
 
   it('refreshes an expired access token silently, and says "refresh failed" when the refresh is refused', async () => {

@@ -52,15 +52,15 @@ describe('outbox fan-out: one event cannot stop the others', () => {
     );
 
   it('fans out the rest of a batch that fails on its data; degrades search for what overflows it; quarantines what fails alone', async () => {
-    // About 1 MB of distinct words.
-    const words = Array.from({ length: 170_000 }, (_, n) => `w${n.toString(36)}`);
+    // About 1.2 MB of distinct words.
+    const words = Array.from({ length: 200_000 }, (_, n) => `w${n.toString(36).padStart(5, '0')}`);
     const ids = {
       before: await insertEvent(t.container, a.endpoint, { payload: { n: 1 } }),
       // Stored before ingress refused such depth: jsonb conversion overflows PostgreSQL's stack (SQLSTATE 54001).
       deep: await insertEvent(t.container, a.endpoint, { payloadText: '['.repeat(20_000) + ']'.repeat(20_000) }),
       // Valid JSON that numeric cannot hold (22003).
       hugeNumber: await insertEvent(t.container, a.endpoint, { payloadText: '{"n":1e1000000}' }),
-      // Words whose full-text vector passes 1 MiB (54000).
+      // Words that pass a tsvector's 1 MiB (54000).
       manyWords: await insertEvent(t.container, b.endpoint, { payloadText: JSON.stringify(words.join(' ')) }),
       poisoned: await insertEvent(t.container, b.endpoint, { payload: { n: 'poisoned' } }),
       otherTenant: await insertEvent(t.container, b.endpoint, { payload: { n: 2 } }),

@@ -55,10 +55,15 @@ export function ResponseFrom({ event }: { event: EventOutcomeFields }) {
   const to = event.outcomeDestination;
   if (!to) return <span className="muted">—</span>;
   const others = event.destinationCount - 1;
-  const answer = event.lastStatusCode ?? (event.outcome === 'pending' ? 'not sent yet' : 'no response');
+  const waiting = event.lastStatusCode === null && event.outcome === 'pending';
+  const answer = waiting ? 'not sent yet' : (event.lastStatusCode ?? 'no response');
   return (
     <span data-testid="response-from">
-      {answer} <span className="muted">from {to.name}{others > 0 ? ` (+${others} other${others === 1 ? '' : 's'})` : ''}</span>
+      {answer}{' '}
+      <span className="muted">
+        {waiting ? 'to' : 'from'} {to.name}
+        {others > 0 ? ` (+${others} other${others === 1 ? '' : 's'})` : ''}
+      </span>
     </span>
   );
 }

@@ -18,6 +18,8 @@ export class ApiError extends CliError {
     message: string,
     readonly code: string,
     readonly status?: number,
+    /** The error's `details` (e.g. `{ resource, id }` of a not_found). */
+    readonly details?: Record<string, unknown>,
   ) {
     super(message);
   }
@@ -42,7 +44,7 @@ export function storedSession(apiUrl: string, session: SessionPayload, now = Dat
 
 interface GraphQLBody<T> {
   data?: T;
-  errors?: Array<{ message: string; extensions?: { code?: string; status?: number } }>;
+  errors?: Array<{ message: string; extensions?: { code?: string; status?: number; details?: Record<string, unknown> } }>;
 }
 
 /**
@@ -149,7 +151,7 @@ export class ApiClient {
 
   private unwrap<T>({ body }: { status: number; body: GraphQLBody<T> }): T {
     const error = body.errors?.[0];
-    if (error) throw new ApiError(error.message, error.extensions?.code ?? 'error', error.extensions?.status);
+    if (error) throw new ApiError(error.message, error.extensions?.code ?? 'error', error.extensions?.status, error.extensions?.details);
     return body.data as T;
   }
 

@@ -14,6 +14,7 @@ import { CLI_FORWARD_FIELDS } from './shared/wire';
 import { tryOpenBrowser } from './open-browser';
 import { Tunnel } from './tunnel';
 import { MissedEventsOffer } from './listen-missed';
+import { missingSourceSlug, unknownSource } from './unknown-source';
 
 export interface ListenOptions {
   path?: string;
@@ -377,7 +378,8 @@ export class Listener {
       return await this.client.request<T>(query, variables);
     } catch (err) {
       if (err instanceof ApiError && err.code === 'no_sources') throw noSources(err.message);
-      if (err instanceof ApiError && err.code === 'not_found') throw new CliError(`${err.message} (list the project's sources with GET /v1/endpoints)`, noSources().exitCode);
+      const slug = missingSourceSlug(err);
+      if (slug !== null) throw await unknownSource(this.client, this.projectId, slug);
       throw err;
     }
   }

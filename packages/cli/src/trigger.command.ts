@@ -4,6 +4,7 @@ import { ApiClient, ApiError } from './api-client';
 import { CliError, EXIT } from './cli-errors';
 import { profileStore, resolveApiUrl } from './config-store';
 import { parseHeader } from './listen-target';
+import { missingSourceSlug, unknownSource } from './unknown-source';
 
 export interface TriggerOptions {
   /** A file with the JSON body, or `-` for stdin. */
@@ -69,6 +70,7 @@ export async function trigger(source: string | undefined, opts: TriggerOptions):
       i: input,
     }));
   } catch (err) {
+    if (source && missingSourceSlug(err) === source) throw await unknownSource(client, opts.project, source);
     if (err instanceof ApiError) throw new CliError(`trigger failed: ${err.message}`, err.code === 'not_found' ? EXIT.noSources : EXIT.failure);
     throw err;
   }
