@@ -24,11 +24,8 @@ export async function resolvePrincipal(container: AppContainer, em: EntityManage
   const token = match[1];
 
   if (token.startsWith(API_KEY_PREFIX)) {
-    const key = await em.findOne(ApiKey, { keyHash: hashToken(token) }, { populate: ['project'] });
-    if (!key || key.revokedAt) return { principal: null, error: new UnauthenticatedError('The API key is invalid or revoked.', 'invalid_api_key') };
-    return {
-      principal: { kind: 'api_key', apiKeyId: key.id, projectId: key.project.id, organizationId: key.project.organization.id },
-    };
+    const principal = await apiKeyPrincipal(em, { keyHash: hashToken(token) });
+    return principal ? { principal } : { principal: null, error: new UnauthenticatedError('The API key is invalid or revoked.', 'invalid_api_key') };
   }
 
   const check = await verifyAccessToken(container.config, token);
@@ -40,4 +37,11 @@ export async function resolvePrincipal(container: AppContainer, em: EntityManage
   const exists = await em.count(User, { id: check.userId });
   if (!exists) return { principal: null, error: new UnauthenticatedError('The user of this token no longer exists.', 'invalid_token') };
   return { principal: { kind: 'user', userId: check.userId, sessionId: check.sessionId, tokenExpiresAt: check.expiresAt } };
+}
+
+/** The principal of a stored API key, or null when there is none or it is revoked. */
+export async function apiKeyPrincipal(em: EntityManager, where: { id: string } | { keyHash: string }): Promise<Principal | null> {
+  const key = await em.findOne(ApiKey, where, { populate: ['project'] });
+  if (!key || key.revokedAt) return null;
+  return { kind: 'api_key', apiKeyId: key.id, projectId: key.project.id, organizationId: key.project.organization.id };
 }

@@ -41,7 +41,9 @@ class BulkActionType implements BulkActionView {
   @Field(() => String) kind!: BulkActionView['kind'];
   @Field(() => GraphQLJSONObject, { description: 'The filter, snake_case as in REST.' }) filter!: BulkActionView['filter'];
   @Field({ name: 'idempotencyKey' }) idempotency_key!: string;
-  @Field(() => String, { description: 'running or completed.' }) status!: BulkActionView['status'];
+  @Field(() => String, { description: 'running, completed, or stopped: its creator no longer may retry or cancel (stoppedReason); reading it does not resume it.' })
+  status!: BulkActionView['status'];
+  @Field(() => String, { name: 'stoppedReason', nullable: true, description: 'Why a stopped action stopped.' }) stopped_reason!: string | null;
   @Field(() => Int) total!: number;
   @Field(() => Int, { description: 'Targets handled so far.' }) done!: number;
   @Field(() => Int, { description: 'Targets retried or canceled (the rest were no longer current or cancelable).' }) applied!: number;

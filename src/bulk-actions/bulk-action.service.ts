@@ -1,14 +1,18 @@
-import type { Knex } from '@mikro-orm/postgresql';
-
-type Binding = Knex.Value;
+import type { EntityManager, Knex } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { AppError, ConflictError, NotFoundError, ValidationError } from '../common/errors';
+import type { AppContainer } from '../app/container';
+import { authorize } from '../auth/access';
+import { apiKeyPrincipal } from '../auth/principal';
+import { AppError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../common/errors';
 import { isUuid, uuidv7 } from '../common/ids';
-import type { ProjectContext } from '../common/request-context';
+import type { Principal, ProjectContext } from '../common/request-context';
 import { DELIVERY_STATUSES } from '../common/types';
 import { parseInput } from '../common/validation';
 import { cancelDelivery, getDelivery, replayEventToDestination } from '../deliveries/delivery-operations.service';
 import type { Delivery } from '../deliveries/delivery.entity';
+import { withStatementTimeout } from '../db/statement-timeout';
+
+type Binding = Knex.Value;
 
 /**
  * Bulk retry and bulk cancel (issue 18.3), one service for REST, GraphQL and the dashboard.
@@ -18,7 +22,9 @@ import type { Delivery } from '../deliveries/delivery.entity';
  * (delivery-operations.service.ts), each cancel a delivery cancel. Idempotent: the same
  * `idempotency_key` returns the action already started; a target that is no longer current (a
  * newer delivery took over) or no longer cancelable is passed over, so a resumed batch never
- * doubles a retry.
+ * doubles a retry. The action works with its creator's authority, checked before every batch
+ * (whoever's read resumed it): a creator who lost it stops the action, with the reason. The
+ * queries that find the targets run under RELAY_BULK_QUERY_TIMEOUT_MS.
  */
 
 export const MAX_TARGETS = 10_000;
@@ -61,7 +67,8 @@ export const bulkActionView = z.object({
   kind: z.enum(BULK_KINDS),
   filter: bulkFilter,
   idempotency_key: z.string(),
-  status: z.enum(['running', 'completed']),
+  status: z.enum(['running', 'completed', 'stopped']).describe('`stopped`: its creator no longer may retry or cancel (`stopped_reason`); reading it does not resume it'),
+  stopped_reason: z.string().nullable().describe('Why a stopped action stopped'),
   total: z.number().int(),
   done: z.number().int().describe('Targets handled so far'),
   applied: z.number().int().describe('Targets retried or canceled (the rest were no longer current or cancelable)'),
@@ -70,7 +77,13 @@ export const bulkActionView = z.object({
 });
 export type BulkActionView = z.infer<typeof bulkActionView>;
 
-const knexOf = (ctx: ProjectContext): Knex => ctx.em.getConnection().getKnex();
+/** Runs a query that finds targets under RELAY_BULK_QUERY_TIMEOUT_MS (a broad filter over a large project can take long). */
+function findingTargets<T>(ctx: ProjectContext, query: (em: EntityManager) => Promise<T>): Promise<T> {
+  const ms = ctx.container.config.RELAY_BULK_QUERY_TIMEOUT_MS;
+  const tooBroad = () =>
+    new AppError(400, 'bulk_too_broad', `Finding the deliveries did not finish within ${ms} ms: narrow the filter (a destination, a time range, an event type).`, { timeout_ms: ms });
+  return withStatementTimeout(ctx.em, ms, query, tooBroad);
+}
 
 /** The current deliveries (no newer one for the same event and destination) that the filter selects, oldest first. */
 function targetsQuery(ctx: ProjectContext, kind: (typeof BULK_KINDS)[number], f: BulkFilter, limit: number): [string, Binding[]] {
@@ -92,16 +105,20 @@ function targetsQuery(ctx: ProjectContext, kind: (typeof BULK_KINDS)[number], f:
 export async function previewBulkAction(ctx: ProjectContext, input: unknown): Promise<z.infer<typeof bulkPreviewView>> {
   const { kind, filter } = parseInput(bulkPreviewInput, input);
   const [sql, args] = targetsQuery(ctx, kind, filter, MAX_TARGETS + 1);
-  const { rows } = await knexOf(ctx).raw(`select count(*)::int as n from (${sql}) t`, args);
-  return { count: Math.min(rows[0].n, MAX_TARGETS + 1), max: MAX_TARGETS };
+  const [row] = await findingTargets(ctx, (em) => em.execute<Array<{ n: number }>>(`select count(*)::int as n from (${sql}) t`, args));
+  return { count: Math.min(row.n, MAX_TARGETS + 1), max: MAX_TARGETS };
 }
 
 interface BulkRow {
   id: string;
+  project_id: string;
   kind: (typeof BULK_KINDS)[number];
   filter: BulkFilter;
   idempotency_key: string;
-  status: 'running' | 'completed';
+  status: BulkActionView['status'];
+  stopped_reason: string | null;
+  created_by: string | null;
+  created_by_api_key: string | null;
   target_ids: string[];
   done: number;
   applied: number;
@@ -116,6 +133,7 @@ function toView(r: BulkRow): BulkActionView {
     filter: r.filter,
     idempotency_key: r.idempotency_key,
     status: r.status,
+    stopped_reason: r.stopped_reason,
     total: r.target_ids.length,
     done: r.done,
     applied: r.applied,
@@ -131,9 +149,9 @@ function parseIds(value: string[] | string): string[] {
   return inner ? inner.split(',') : [];
 }
 
-async function readRow(ctx: ProjectContext, where: string, args: Binding[]): Promise<BulkRow | null> {
-  const { rows } = await knexOf(ctx).raw(`select * from bulk_actions where project_id = ? and ${where}`, [ctx.project.id, ...args]);
-  return rows[0] ? { ...rows[0], target_ids: parseIds(rows[0].target_ids) } : null;
+async function readRow(em: EntityManager, projectId: string, where: string, args: Binding[]): Promise<BulkRow | null> {
+  const [row] = await em.execute<Array<BulkRow & { target_ids: string[] | string }>>(`select * from bulk_actions where project_id = ? and ${where}`, [projectId, ...args]);
+  return row ? { ...row, target_ids: parseIds(row.target_ids) } : null;
 }
 
 /**
@@ -142,23 +160,34 @@ async function readRow(ctx: ProjectContext, where: string, args: Binding[]): Pro
  */
 export async function startBulkAction(ctx: ProjectContext, input: unknown): Promise<BulkActionView> {
   const { kind, filter, idempotency_key } = parseInput(bulkStartInput, input);
-  const existing = await readRow(ctx, 'idempotency_key = ?', [idempotency_key]);
+  const existing = await readRow(ctx.em, ctx.project.id, 'idempotency_key = ?', [idempotency_key]);
   if (existing) return sameRequest(existing, kind, filter);
   const [sql, args] = targetsQuery(ctx, kind, filter, MAX_TARGETS + 1);
-  const { rows } = await knexOf(ctx).raw(sql, args);
+  const rows = await findingTargets(ctx, (em) => em.execute<Array<{ id: string }>>(sql, args));
   if (rows.length > MAX_TARGETS) {
     throw new ValidationError(`More than ${MAX_TARGETS} deliveries match: narrow the filter (destination, time range, event type).`, { max: MAX_TARGETS }, 'bulk_too_large');
   }
-  const ids = rows.map((r: { id: string }) => r.id);
-  const inserted = await knexOf(ctx).raw(
-    `insert into bulk_actions (id, project_id, kind, idempotency_key, filter, target_ids, status, created_by)
-     values (?, ?, ?, ?, ?::jsonb, ?::uuid[], ?, ?) on conflict (project_id, idempotency_key) do nothing returning id`,
-    [uuidv7(), ctx.project.id, kind, idempotency_key, JSON.stringify(filter), `{${ids.join(',')}}`, ids.length ? 'running' : 'completed', ctx.principal?.kind === 'user' ? ctx.principal.userId : null],
+  const ids = rows.map((r) => r.id);
+  const creator = ctx.principal;
+  const inserted = await ctx.em.execute(
+    `insert into bulk_actions (id, project_id, kind, idempotency_key, filter, target_ids, status, created_by, created_by_api_key)
+     values (?, ?, ?, ?, ?::jsonb, ?::uuid[], ?, ?, ?) on conflict (project_id, idempotency_key) do nothing returning id`,
+    [
+      uuidv7(),
+      ctx.project.id,
+      kind,
+      idempotency_key,
+      JSON.stringify(filter),
+      `{${ids.join(',')}}`,
+      ids.length ? 'running' : 'completed',
+      creator?.kind === 'user' ? creator.userId : null,
+      creator?.kind === 'api_key' ? creator.apiKeyId : null,
+    ],
   );
   // Two requests with one key at the same moment: the loser answers with the winner's action.
-  const row = (await readRow(ctx, 'idempotency_key = ?', [idempotency_key]))!;
-  if (!inserted.rows[0]) return sameRequest(row, kind, filter);
-  if (row.status === 'running') run(ctx, row.id);
+  const row = (await readRow(ctx.em, ctx.project.id, 'idempotency_key = ?', [idempotency_key]))!;
+  if (!inserted[0]) return sameRequest(row, kind, filter);
+  if (row.status === 'running') run(ctx.container, row);
   return toView(row);
 }
 
@@ -174,38 +203,64 @@ function sameRequest(row: BulkRow, kind: string, filter: BulkFilter): BulkAction
 
 /** Progress of a bulk action; a running one that lost its process is resumed. */
 export async function getBulkAction(ctx: ProjectContext, id: string): Promise<BulkActionView> {
-  const row = isUuid(id) ? await readRow(ctx, 'id = ?', [id]) : null;
+  const row = isUuid(id) ? await readRow(ctx.em, ctx.project.id, 'id = ?', [id]) : null;
   if (!row) throw new NotFoundError('Bulk action', id);
-  if (row.status === 'running' && Date.now() - new Date(row.updated_at).getTime() > STALE_MS) run(ctx, row.id);
+  // Resumed with its creator's authority, not the reader's (who may be a viewer).
+  if (row.status === 'running' && Date.now() - new Date(row.updated_at).getTime() > STALE_MS) run(ctx.container, row);
   return toView(row);
 }
 
 const running = new Set<string>();
 
 /** Works through the targets in the background (one runner per action and process). */
-function run(ctx: ProjectContext, id: string): void {
-  if (running.has(id)) return;
-  running.add(id);
-  void work(ctx, id)
-    .catch((err) => ctx.container.log.error({ err, bulkActionId: id }, 'bulk action stopped; reading it later resumes it'))
-    .finally(() => running.delete(id));
+function run(container: AppContainer, action: Pick<BulkRow, 'id' | 'project_id'>): void {
+  if (running.has(action.id)) return;
+  running.add(action.id);
+  void work(container, action)
+    .catch((err) => container.log.error({ err, bulkActionId: action.id }, 'bulk action stopped; reading it later resumes it'))
+    .finally(() => running.delete(action.id));
 }
 
-async function work(ctx: ProjectContext, id: string): Promise<void> {
+async function work(container: AppContainer, action: Pick<BulkRow, 'id' | 'project_id'>): Promise<void> {
   for (;;) {
-    const batchCtx = { ...ctx, em: ctx.em.fork() };
-    const row = (await readRow(batchCtx, 'id = ?', [id]))!;
+    const em = container.orm.em.fork();
+    const row = (await readRow(em, action.project_id, 'id = ?', [action.id]))!;
+    const creator = await creatorContext(container, em, row);
+    if (creator instanceof AppError) {
+      await em.execute(`update bulk_actions set status = 'stopped', stopped_reason = ?, updated_at = now() where id = ?`, [creator.message, row.id]);
+      return;
+    }
     const batch = row.target_ids.slice(row.done, row.done + BATCH);
     let applied = 0;
-    for (const deliveryId of batch) applied += (await applyOne(batchCtx, row.kind, deliveryId)) ? 1 : 0;
+    for (const deliveryId of batch) applied += (await applyOne(creator, row.kind, deliveryId)) ? 1 : 0;
     const done = row.done + batch.length;
-    await knexOf(batchCtx).raw(`update bulk_actions set done = ?, applied = applied + ?, status = ?, updated_at = now() where id = ?`, [
+    await em.execute(`update bulk_actions set done = ?, applied = applied + ?, status = ?, updated_at = now() where id = ?`, [
       done,
       applied,
       done >= row.target_ids.length ? 'completed' : 'running',
-      id,
+      row.id,
     ]);
     if (done >= row.target_ids.length) return;
+  }
+}
+
+/**
+ * The creator's authority in the action's project as of now (a developer or above, or an API key
+ * that is not revoked), or the refusal that stops the action: the creator was removed or demoted,
+ * or the key revoked.
+ */
+async function creatorContext(container: AppContainer, em: EntityManager, row: BulkRow): Promise<ProjectContext | AppError> {
+  const principal: Principal | null = row.created_by
+    ? { kind: 'user', userId: row.created_by }
+    : row.created_by_api_key
+      ? await apiKeyPrincipal(em, { id: row.created_by_api_key })
+      : null;
+  if (!principal) return new ForbiddenError('The API key that started this bulk action was revoked.', undefined, 'creator_lost_access');
+  try {
+    return await authorize({ em, container, principal, requestId: `bulk-action:${row.id}` }, { scope: 'project', permission: 'write' }, { projectId: row.project_id });
+  } catch (err) {
+    if (err instanceof AppError && err.status < 500) return new ForbiddenError(`The member who started this bulk action may no longer run it: ${err.message}`, undefined, 'creator_lost_access');
+    throw err;
   }
 }
 
@@ -220,13 +275,13 @@ async function applyOne(ctx: ProjectContext, kind: (typeof BULK_KINDS)[number], 
       throw err;
     }
   }
-  const { rows } = await knexOf(ctx).raw(
+  const [current] = await ctx.em.execute<Array<{ event_id: string; destination_id: string }>>(
     `select d.event_id, d.destination_id from deliveries d where d.id = ?
         and not exists (select 1 from deliveries r where r.event_id = d.event_id and r.destination_id = d.destination_id and r.id > d.id)`,
     [deliveryId],
   );
-  if (!rows[0]) return false;
-  await replayEventToDestination(ctx, rows[0].event_id, rows[0].destination_id);
+  if (!current) return false;
+  await replayEventToDestination(ctx, current.event_id, current.destination_id);
   return true;
 }
 

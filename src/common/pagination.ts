@@ -48,7 +48,8 @@ export function cursorFilter(page: PageRequest): { id?: { $lt: string } } {
 export function toPage<E extends { id: string }, V>(rows: E[], page: PageRequest, view: (row: E) => V): Page<V> {
   const more = rows.length > page.limit;
   const kept = more ? rows.slice(0, page.limit) : rows;
-  return { data: kept.map(view), next_cursor: more ? encodeCursor(kept[kept.length - 1].id) : null };
+  // One argument only: a view with an optional second parameter (toDestinationView's generated secret) must not get the index.
+  return { data: kept.map((row) => view(row)), next_cursor: more ? encodeCursor(kept[kept.length - 1].id) : null };
 }
 
 const pages = new WeakMap<z.ZodType, z.ZodObject<{ data: z.ZodArray<z.ZodType>; next_cursor: z.ZodNullable<z.ZodString> }>>();

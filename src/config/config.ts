@@ -106,6 +106,8 @@ export const settingsSchema = z.object({
 
   /** An events search (`contains`, `q`) that runs longer is canceled: 400 `search_too_broad` (src/events/event-search.ts). */
   RELAY_SEARCH_TIMEOUT_MS: setting(int(1, 600_000).default(5000), 'an events search running longer is canceled (400 search_too_broad)'),
+  /** The query that finds a bulk action's deliveries (its preview count, its start) is canceled past this: 400 `bulk_too_broad` (src/bulk-actions). */
+  RELAY_BULK_QUERY_TIMEOUT_MS: setting(int(1, 600_000).default(10_000), 'finding a bulk action\'s deliveries running longer is canceled (400 bulk_too_broad)'),
   RELAY_MAX_BODY_BYTES: setting(int(1024, 64 * 1024 * 1024).default(1024 * 1024), 'largest accepted request body (413 above)'),
   /** A client must send its complete request headers within this time, and the whole request within the next (src/http/server.ts); else 408 and the socket is closed. */
   RELAY_HTTP_HEADERS_TIMEOUT_MS: setting(int(100, 600_000).default(60_000), 'a client must send its request headers within this time (408 after)'),

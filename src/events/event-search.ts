@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { AppError, ValidationError } from '../common/errors';
+import { withStatementTimeout } from '../db/statement-timeout';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../http/json-body';
 
 /**
@@ -105,28 +106,21 @@ export function textCondition(text: string, tsquery: string): [string, unknown[]
   ];
 }
 
-/** PostgreSQL's `query_canceled`, which `statement_timeout` raises. */
-const QUERY_CANCELED = '57014';
 /** PostgreSQL's `numeric_value_out_of_range`: a `contains` number jsonb cannot hold (beyond about 1e131071, or 16,384 decimals). */
 const NUMERIC_OUT_OF_RANGE = '22003';
 
 /**
- * Runs `query` in a transaction whose statements give up after `timeoutMs`:
- * an unselective text search answers a 400 `search_too_broad` instead of
- * holding a connection for as long as it takes.
+ * Runs a search's queries under RELAY_SEARCH_TIMEOUT_MS: an unselective text search answers a
+ * 400 `search_too_broad` instead of holding a connection for as long as it takes.
  */
 export async function withSearchTimeout<T>(em: EntityManager, timeoutMs: number, query: (em: EntityManager) => Promise<T>): Promise<T> {
-  try {
-    return await em.transactional(async (tx) => {
-      await tx.execute(`set local statement_timeout = ${Math.trunc(timeoutMs)}`);
-      return query(tx);
+  const tooBroad = () =>
+    new AppError(400, 'search_too_broad', `The search did not finish within ${timeoutMs} ms: narrow it with longer text, a JSON containment, an endpoint or a time range.`, {
+      timeout_ms: timeoutMs,
     });
+  try {
+    return await withStatementTimeout(em, timeoutMs, query, tooBroad);
   } catch (err) {
-    if ((err as { code?: string }).code === QUERY_CANCELED) {
-      throw new AppError(400, 'search_too_broad', `The search did not finish within ${timeoutMs} ms: narrow it with longer text, a JSON containment, an endpoint or a time range.`, {
-        timeout_ms: timeoutMs,
-      });
-    }
     if ((err as { code?: string }).code === NUMERIC_OUT_OF_RANGE) {
       throw searchInputError('contains', 'holds a number outside the range a search can compare (up to 131,072 digits before the decimal point and 16,383 after)');
     }

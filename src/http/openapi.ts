@@ -39,6 +39,11 @@ function withoutNul(out: JsonSchema): void {
   if (out.type === 'object' && out.additionalProperties !== false && !out.propertyNames) out.propertyNames = { pattern: NO_NUL };
 }
 
+/** A body's objects take only the fields they declare (`parseInput`, src/common/validation.ts); records keep their value schema. */
+function closed(out: JsonSchema): void {
+  if (out.type === 'object' && out.properties && out.additionalProperties === undefined) out.additionalProperties = false;
+}
+
 /** Project-scoped operations act on the project named here (or `project_id`); needed when the caller has more than one. */
 const projectHeader = {
   name: 'X-Project-Id',
@@ -166,7 +171,10 @@ export function buildOpenApiDocument(routes: RouteDef[], opts: { version: string
     },
     {
       override: ({ jsonSchema, io }) => {
-        if (io === 'input') withoutNul(jsonSchema as JsonSchema);
+        if (io === 'input') {
+          closed(jsonSchema as JsonSchema);
+          withoutNul(jsonSchema as JsonSchema);
+        }
       },
     },
   ) as unknown as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: JsonSchema }> } }>> };

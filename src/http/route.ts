@@ -7,7 +7,7 @@ import { resolvePrincipal } from '../auth/principal';
 import { ValidationError } from '../common/errors';
 import type { Page } from '../common/pagination';
 import { stringifyJson } from '../common/raw-json';
-import { assertNoNulCharacters, parseInput } from '../common/validation';
+import { assertNoNulCharacters, type BodyFields, objectKeys, parseInput } from '../common/validation';
 import type { OrganizationContext, ProjectContext, RequestContext } from '../common/request-context';
 import { readJsonBody } from './json-body';
 
@@ -68,9 +68,14 @@ export function route<A extends AccessRequirement, P = Record<string, never>, Q 
   return def as unknown as RouteDef;
 }
 
-function parse<T>(schema: ZodType<T> | undefined, value: unknown, where: 'path' | 'query' | 'body'): T {
+function parse<T>(schema: ZodType<T> | undefined, value: unknown, where: 'path' | 'query' | 'body', body?: BodyFields): T {
   if (!schema) return (where === 'body' ? undefined : {}) as T;
-  return parseInput(schema, value ?? (where === 'body' ? {} : value), where === 'path' ? 'path parameter' : where);
+  return parseInput(schema, value ?? (where === 'body' ? {} : value), where === 'path' ? 'path parameter' : where, body);
+}
+
+/** What a body may carry beyond its schema (a project-scoped operation's `project_id`, like `X-Project-Id`), and which of its other fields are read-only. */
+function bodyFields(def: RouteDef): BodyFields {
+  return { hint: def.access.scope === 'project' ? 'project_id' : undefined, answered: def.response ? objectKeys(def.response) : [] };
 }
 
 function firstString(value: unknown): string | undefined {
@@ -111,7 +116,7 @@ export function mountRoutes(router: Router, container: AppContainer, routes: Rou
       if (def.method === 'patch' && (rawBody === undefined || (rawBody !== null && typeof rawBody === 'object' && Object.keys(rawBody).length === 0))) {
         throw new ValidationError('Empty update: send at least one field to change.', { in: 'body', fields: [{ field: 'body', message: 'must have at least one property' }] }, 'empty_update');
       }
-      const body = parse(def.body, rawBody, 'body');
+      const body = parse(def.body, rawBody, 'body', bodyFields(def));
       const result = await def.handler(scoped as never, { params, query, body, http });
       if (result instanceof Redirect) {
         http.redirect(result.location);

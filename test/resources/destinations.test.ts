@@ -66,6 +66,8 @@ describe('destinations over REST and GraphQL', () => {
     expect(JSON.stringify(again.body)).not.toContain(created.body.signing_secret);
     const listed = await env.call('GET', '/v1/destinations');
     expect(JSON.stringify(listed.body)).not.toContain(created.body.signing_secret);
+    // Every listed item, the first one included, says no secret is shown.
+    expect(listed.body.data.map((d: { signing_secret: unknown }) => d.signing_secret)).toEqual(listed.body.data.map(() => null));
     const renamed = await env.call('PATCH', `/v1/destinations/${created.body.id}`, { body: { name: 'Renamed' } });
     expect(renamed.body).toMatchObject({ signing_secret: null, has_signing_secret: true });
     const second = await env.call('POST', '/v1/destinations', { body: { name: 'Another', type: 'webhook', webhook_url: WEBHOOK_URL } });

@@ -118,7 +118,8 @@ describe('endpoints (sources) over REST and GraphQL', () => {
     generatedSecrets.push(mine.body.signing_secret);
     const asStranger = { token: env.tokens.stranger, projectId: env.stranger.project.id };
     for (const [method, path] of [['GET', ''], ['PATCH', ''], ['DELETE', ''], ['POST', '/signing-secret']] as const) {
-      const res = await env.call(method, `/v1/endpoints/${mine.body.id}${path}`, { ...asStranger, body: method === 'GET' || method === 'DELETE' ? undefined : { name: 'hijack' } });
+      const body = { GET: undefined, DELETE: undefined, PATCH: { name: 'hijack' }, POST: { overlap_seconds: 0 } }[method];
+      const res = await env.call(method, `/v1/endpoints/${mine.body.id}${path}`, { ...asStranger, body });
       expect({ method, path, status: res.status, code: res.body?.error?.code }).toEqual({ method, path, status: 404, code: 'not_found' });
     }
     const theirList = await env.call('GET', '/v1/endpoints', asStranger);

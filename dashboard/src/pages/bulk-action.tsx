@@ -21,12 +21,13 @@ export interface BulkFilter {
 
 const PREVIEW = gql`query PreviewBulkAction($projectId: ID, $input: BulkPreviewInput!) { previewBulkAction(projectId: $projectId, input: $input) { count max } }`;
 const START = gql`mutation StartBulkAction($projectId: ID, $input: BulkActionInput!) {
-  startBulkAction(projectId: $projectId, input: $input) { id status total done applied } }`;
-const PROGRESS = gql`query BulkAction($projectId: ID, $id: ID!) { bulkAction(projectId: $projectId, id: $id) { id status total done applied } }`;
+  startBulkAction(projectId: $projectId, input: $input) { id status stoppedReason total done applied } }`;
+const PROGRESS = gql`query BulkAction($projectId: ID, $id: ID!) { bulkAction(projectId: $projectId, id: $id) { id status stoppedReason total done applied } }`;
 
 interface Progress {
   id: string;
   status: string;
+  stoppedReason: string | null;
   total: number;
   done: number;
   applied: number;
@@ -82,7 +83,11 @@ export function BulkActionPanel(props: { kind: 'retry' | 'cancel'; filter: BulkF
         <div className="row">
           <progress max={Math.max(progress.total, 1)} value={progress.done} aria-label="Progress" />
           <span data-testid="bulk-progress">
-            {completed ? `Done: ${progress.applied} of ${progress.total} ${kind === 'retry' ? 'retried' : 'canceled'}` : `${progress.done} of ${progress.total}…`}
+            {completed
+              ? `Done: ${progress.applied} of ${progress.total} ${kind === 'retry' ? 'retried' : 'canceled'}`
+              : progress.status === 'stopped'
+                ? `Stopped after ${progress.done} of ${progress.total}: ${progress.stoppedReason}`
+                : `${progress.done} of ${progress.total}…`}
             {completed && progress.applied < progress.total && ` (${progress.total - progress.applied} no longer ${kind === 'retry' ? 'current' : 'pending'})`}
           </span>
           <span className="grow" />

@@ -1900,8 +1900,13 @@ export interface components {
                 created_before?: string;
             };
             idempotency_key: string;
-            /** @enum {string} */
-            status: "running" | "completed";
+            /**
+             * @description `stopped`: its creator no longer may retry or cancel (`stopped_reason`); reading it does not resume it
+             * @enum {string}
+             */
+            status: "running" | "completed" | "stopped";
+            /** @description Why a stopped action stopped */
+            stopped_reason: string | null;
             total: number;
             /** @description Targets handled so far */
             done: number;
