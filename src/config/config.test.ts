@@ -15,9 +15,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ RELAY_ENCRYPTION_KEYS: 'k1:short' })).toThrow(ConfigError);
   });
 
-  it('requires secrets and external services in production', () => {
-    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/^RELAY_ENCRYPTION_KEYS/);
+  it('requires secrets and external services in production, saying how to make each', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/^RELAY_ENCRYPTION_KEYS: required in production; make one with RELAY_ENCRYPTION_KEYS=k1:\$\(openssl rand -base64 32\)/);
     const key = `k1:${Buffer.alloc(32, 1).toString('base64')}`;
-    expect(() => loadConfig({ NODE_ENV: 'production', RELAY_ENCRYPTION_KEYS: key })).toThrow(/^RELAY_JWT_SECRET/);
+    expect(() => loadConfig({ NODE_ENV: 'production', RELAY_ENCRYPTION_KEYS: key })).toThrow(/^RELAY_JWT_SECRET: .*make one with RELAY_JWT_SECRET=\$\(openssl rand -base64 48\)$/);
+    const secrets = { NODE_ENV: 'production', RELAY_ENCRYPTION_KEYS: key, RELAY_JWT_SECRET: 'x'.repeat(32) };
+    expect(() => loadConfig(secrets)).toThrow(/^DATABASE_URL: required in production \(postgres:\/\/.*\); relay start runs its own PostgreSQL only outside production$/);
+    expect(() => loadConfig({ ...secrets, DATABASE_URL: 'postgres://relay@db/relay' })).toThrow(/^TEMPORAL_ADDRESS: required in production \(host:7233 /);
   });
 });

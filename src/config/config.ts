@@ -199,10 +199,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const encryptionKeys = parseEncryptionKeys(values.RELAY_ENCRYPTION_KEYS);
   if (values.NODE_ENV === 'production') {
-    if (encryptionKeys.length === 0) throw new ConfigError('RELAY_ENCRYPTION_KEYS: required in production');
-    if (!values.RELAY_JWT_SECRET) throw new ConfigError('RELAY_JWT_SECRET: required in production (32+ characters)');
-    if (!values.DATABASE_URL) throw new ConfigError('DATABASE_URL: required in production');
-    if (!values.TEMPORAL_ADDRESS) throw new ConfigError('TEMPORAL_ADDRESS: required in production');
+    // Each says how to make the value: a first production start should not need the docs to get past this.
+    if (encryptionKeys.length === 0) throw new ConfigError('RELAY_ENCRYPTION_KEYS: required in production; make one with RELAY_ENCRYPTION_KEYS=k1:$(openssl rand -base64 32) and keep it (it decrypts the stored secrets)');
+    if (!values.RELAY_JWT_SECRET) throw new ConfigError('RELAY_JWT_SECRET: required in production (32+ characters); make one with RELAY_JWT_SECRET=$(openssl rand -base64 48)');
+    if (!values.DATABASE_URL) throw new ConfigError('DATABASE_URL: required in production (postgres://user:password@host:5432/db); relay start runs its own PostgreSQL only outside production');
+    if (!values.TEMPORAL_ADDRESS) throw new ConfigError('TEMPORAL_ADDRESS: required in production (host:7233 of your Temporal cluster); relay start runs a Temporal dev server only outside production');
   }
   const publicBaseUrl = (values.PUBLIC_BASE_URL ?? `http://localhost:${values.PORT}`).replace(/\/$/, '');
   let oauthProviders: OAuthProviders;

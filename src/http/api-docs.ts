@@ -3,6 +3,7 @@ import path from 'node:path';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { DASHBOARD_CSP } from './dashboard';
+import { NO_NUL } from './openapi';
 
 /**
  * The API reference at `/docs`: Swagger UI over `/v1/openapi.json`. Its files come from the
@@ -28,13 +29,36 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-const INIT = `window.ui = SwaggerUIBundle({
+/**
+ * Swagger UI makes the example values of request bodies from patterns, as random characters, and every input string of
+ * the document carries one (NO_NUL: a NUL character is refused), as does every UUID and timestamp (the regex of its
+ * format). The page leaves those patterns out of what it renders (/v1/openapi.json keeps them; the format stays shown),
+ * so that examples read "string", a UUID, a timestamp. Fields with a pattern of their own keep it.
+ */
+const INIT = `const NO_NUL = ${JSON.stringify(NO_NUL)};
+const readable = (node) => {
+  if (Array.isArray(node)) return node.map(readable).filter((s) => !(s && typeof s === 'object' && Object.keys(s).length === 0));
+  if (!node || typeof node !== 'object') return node;
+  const out = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'pattern' && (value === NO_NUL || typeof node.format === 'string')) continue;
+    const kept = readable(value);
+    if ((key === 'propertyNames' || key === 'allOf') && Object.keys(kept).length === 0) continue;
+    out[key] = kept;
+  }
+  return out;
+};
+window.ui = SwaggerUIBundle({
   url: '/v1/openapi.json',
   dom_id: '#swagger-ui',
   deepLinking: true,
   docExpansion: 'list',
   defaultModelsExpandDepth: 0,
   presets: [SwaggerUIBundle.presets.apis],
+  responseInterceptor: (res) => {
+    if (res.ok && new URL(res.url, location.href).pathname === '/v1/openapi.json') res.text = JSON.stringify(readable(JSON.parse(res.text)));
+    return res;
+  },
 });
 `;
 

@@ -29,7 +29,7 @@ const errorBody: JsonSchema = {
 };
 
 /** `assertNoNulCharacters` (src/common/validation.ts) refuses a NUL in any text input: said on every input string and key. */
-const NO_NUL = '^[^\\u0000]*$';
+export const NO_NUL = '^[^\\u0000]*$';
 
 function withoutNul(out: JsonSchema): void {
   if (out.type === 'string' && !out.format && !out.enum && out.const === undefined) {

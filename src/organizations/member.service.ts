@@ -1,12 +1,15 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { revokeUserSessions, withSessionLock } from '../accounts/session.service';
 import { requireRole } from '../auth/access';
+import { roleAllows } from '../auth/permissions';
 import { ConflictError, NotFoundError } from '../common/errors';
 import { isUuid } from '../common/ids';
 import { findPage, type Page, type PageRequest } from '../common/pagination';
 import type { OrganizationContext } from '../common/request-context';
 import { ROLES, type Role } from '../common/types';
 import { notifyAccessChanged } from '../subscriptions/subscription-access';
+import { Invite } from './invite.entity';
 import { OrganizationMember } from './organization-member.entity';
 import { type MemberView, toMemberView } from './organization.view';
 
@@ -48,12 +51,26 @@ function assertMayManage(ctx: OrganizationContext, currentRole: Role, newRole?: 
   if (currentRole === 'owner' || newRole === 'owner') requireRole(ctx.role, 'owner');
 }
 
+/**
+ * An invite carries its sender's authority, so it ends with it: the pending invites `userId` sent
+ * that `role` could not send (null: no longer a member; below admin: none; admin: owner invites)
+ * are revoked, and their tokens stop working.
+ */
+async function revokeInvitesBeyond(em: EntityManager, organizationId: string, userId: string, role: Role | null): Promise<void> {
+  if (role === 'owner') return;
+  const beyond = role && roleAllows(role, 'admin') ? { role: 'owner' as const } : {};
+  await em.nativeDelete(Invite, { organization: organizationId, invitedBy: userId, acceptedAt: null, ...beyond });
+}
+
 export async function changeMemberRole(ctx: OrganizationContext, memberId: string, input: ChangeRoleInput): Promise<MemberView> {
   const member = await findMember(ctx, memberId);
   assertMayManage(ctx, member.role, input.role);
   if (input.role !== 'owner') await assertNotLastOwner(ctx, member);
   member.role = input.role;
-  await ctx.em.flush();
+  await ctx.em.transactional(async (em) => {
+    await em.flush();
+    await revokeInvitesBeyond(em, ctx.organization.id, member.user.id, input.role);
+  });
   await notifyAccessChanged(ctx.em, `user:${member.user.id}`);
   return toMemberView(member);
 }
@@ -68,6 +85,7 @@ export async function removeMember(ctx: OrganizationContext, memberId: string): 
   await withSessionLock(ctx.em, userId, async (em) => {
     em.remove(member);
     await em.flush();
+    await revokeInvitesBeyond(em, ctx.organization.id, userId, null);
     await revokeUserSessions(em, userId);
     await notifyAccessChanged(em, `user:${userId}`);
   });

@@ -42,6 +42,10 @@ describeInBrowser('the API reference at /docs', () => {
     // Operations of a tag open and show their named schemas.
     await page.click('#operations-endpoints-postV1Endpoints .opblock-summary');
     await page.waitForSelector('#operations-endpoints-postV1Endpoints .opblock-section-request-body', { timeout: 30_000 });
+    // Its example body reads as one: not random characters made from the no-NUL pattern every input string carries.
+    const example = JSON.parse(await page.locator('#operations-endpoints-postV1Endpoints .opblock-section-request-body .microlight').first().innerText()) as Record<string, unknown>;
+    expect(example).toMatchObject({ name: 'string', signing_secret: expect.stringMatching(/^(string)+/), provider_repo: 'string', oauth_connection_id: '3fa85f64-5717-4562-b3fc-2c963f66afa6' });
+    expect(example.slug).toMatch(/^[a-z0-9-]+$/);
     expect(problems).toEqual([]);
     expect([...origins].filter((o) => o !== api.baseUrl && o !== 'null' && !o.startsWith('data:'))).toEqual([]);
     await page.close();

@@ -171,6 +171,55 @@ describe('organizations, members and invites over REST and GraphQL', () => {
     expect(await lookup(revocable.body.token)).toMatchObject({ status: 404, message: expect.stringContaining('revoked') });
   });
 
+  it('invites end with their sender’s authority: removal revokes all of a member’s pending invites, a demotion those the new role could not send', async () => {
+    const invite = async (by: Session, role: string) => {
+      const res = await client.rest('POST', `/v1/organizations/${orgId}/invites`, { token: by.access_token, body: { email: uniqueEmail('pending'), role } });
+      expect(res.status).toBe(201);
+      inviteTokens.push(res.body.token);
+      return res.body as { id: string; email: string; token: string };
+    };
+    const usable = async (i: { email: string; token: string }) => {
+      const res = await client.rest('POST', '/v1/invites/lookup', { body: { token: i.token } });
+      return res.status === 200;
+    };
+    const pending = async () =>
+      (await client.rest('GET', `/v1/organizations/${orgId}/invites?limit=200`, { token: owner.access_token })).body.data.map((i: { id: string }) => i.id) as string[];
+
+    // Removal: every pending invite the admin sent is revoked; an accepted one stays a membership; the owner's stay.
+    const removed = await join('admin');
+    const [sentA, sentB, ownersOwn] = [await invite(removed, 'developer'), await invite(removed, 'admin'), await invite(owner, 'viewer')];
+    expect((await client.rest('DELETE', `/v1/organizations/${orgId}/members/${await memberId(removed.user.id)}`, { token: owner.access_token })).status).toBe(204);
+    expect(await usable(sentA)).toBe(false);
+    expect(await usable(sentB)).toBe(false);
+    expect(await usable(ownersOwn)).toBe(true);
+    expect(await pending()).not.toEqual(expect.arrayContaining([sentA.id]));
+    const refused = await client.rest('POST', '/v1/auth/signup', { body: { email: sentA.email, password: PASSWORD, invite_token: sentA.token } });
+    expect(refused.status).toBe(404);
+
+    // Demotion: an admin made developer can send none, so none of theirs survive; an owner made admin keeps all but owner invites.
+    const demoted = await join('admin');
+    const byDemoted = await invite(demoted, 'viewer');
+    const gDemote = await client.gql('mutation($o: ID!, $m: ID!) { changeMemberRole(organizationId: $o, memberId: $m, role: "developer") { role } }', { o: orgId, m: await memberId(demoted.user.id) }, {
+      token: owner.access_token,
+    });
+    expect(gDemote.data.changeMemberRole.role).toBe('developer');
+    expect(await usable(byDemoted)).toBe(false);
+    const coOwner = await join('owner');
+    const [asOwner, asAdmin] = [await invite(coOwner, 'owner'), await invite(coOwner, 'admin')];
+    const stepDown = await client.rest('PATCH', `/v1/organizations/${orgId}/members/${await memberId(coOwner.user.id)}`, { token: owner.access_token, body: { role: 'admin' } });
+    expect(stepDown.body.role).toBe('admin');
+    expect(await usable(asOwner)).toBe(false);
+    expect(await usable(asAdmin)).toBe(true);
+    // Not a demotion: nothing is revoked.
+    const promoted = await client.rest('PATCH', `/v1/organizations/${orgId}/members/${await memberId(coOwner.user.id)}`, { token: owner.access_token, body: { role: 'owner' } });
+    expect(promoted.body.role).toBe('owner');
+    expect(await usable(asAdmin)).toBe(true);
+    expect(await usable(ownersOwn)).toBe(true);
+    for (const member of [demoted, coOwner]) {
+      await client.rest('DELETE', `/v1/organizations/${orgId}/members/${await memberId(member.user.id)}`, { token: owner.access_token });
+    }
+  });
+
   it('members: admins manage non-owners only, owners manage everyone, the last owner stays', async () => {
     const admin = await join('admin');
     const viewer = await join('viewer');

@@ -40,8 +40,11 @@ async function apiKeyLogin(apiUrl: string, key: string, store: ConfigStore): Pro
 
 async function checkApiKey(apiUrl: string, key: string): Promise<number> {
   try {
-    const { endpoints } = await new ApiClient(apiUrl, undefined, fetch, { RELAY_API_KEY: key }).request<{ endpoints: { data: unknown[] } }>('query { endpoints(limit: 200) { data { id } } }');
-    return endpoints.data.length;
+    const { endpoints } = await new ApiClient(apiUrl, undefined, fetch, { RELAY_API_KEY: key }).request<{ endpoints: { data: Array<{ system: boolean }> } }>(
+      'query { endpoints(limit: 200) { data { system } } }',
+    );
+    // The sources a sender can post to: the project's built-in operational-events source is not one.
+    return endpoints.data.filter((e) => !e.system).length;
   } catch (err) {
     if (err instanceof ApiError) throw new CliError(`login failed: ${err.message}`);
     throw err;
