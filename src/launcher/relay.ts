@@ -43,7 +43,7 @@ function serviceCommands(relay: Command): void {
     .action(async (opts: { ifStale?: boolean }) => dashboardBuild().buildDashboard(opts.ifStale === true));
   relay
     .command('bench')
-    .description('run a benchmark (ingress, delivery, render, sending, soak, scaling, listen)')
+    .description('run a benchmark: bench/<name>.bench.ts (also npm run bench:<name>; the figures and what each measures: docs/benchmarks.md)')
     .argument('<name>')
     .argument('[args...]')
     .allowUnknownOption()
