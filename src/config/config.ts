@@ -37,6 +37,11 @@ const int = (min: number, max: number) => z.coerce.number().int().min(min).max(m
 const optionalUrl = z.union([z.literal(''), z.url()]).transform((v) => v || undefined);
 const tlsFile = (what: string) => setting(z.string().optional(), `${what} (or its _DATA twin holding the PEM itself)`, { defaultText: 'none' });
 const tlsData = (what: string, secret = false) => setting(z.string().optional(), `${what}, as PEM text (instead of the _PATH file)`, { defaultText: 'none', secret });
+/** A chat platform's API root: without it the API refuses the destinations that would send through it (400 platform_not_configured). */
+const chatApiRoot = (type: 'chat_a' | 'chat_b' | 'chat_c') =>
+  setting(optionalUrl.optional(), `${type}'s API root, for bot-token sends`, {
+    defaultText: type === 'chat_c' ? 'chat_c destinations are refused' : `${type} destinations with a bot token are refused; webhook URLs work`,
+  });
 
 export const settingsSchema = z.object({
   NODE_ENV: setting(z.enum(['development', 'production', 'test']).default('development'), '`production` requires the secrets, DATABASE_URL and TEMPORAL_ADDRESS, and refuses destinations on private networks'),
@@ -134,9 +139,9 @@ export const settingsSchema = z.object({
   RELAY_ATTEMPT_TIMING_MS: setting(int(0, 600_000).optional(), 'debug: a worker logs where each attempt slower than this (ms) spent its path to the send', { defaultText: 'off' }),
   RELAY_ALLOW_PRIVATE_NETWORKS: setting(bool.default(false), 'in production, allow destinations on private, loopback and link-local addresses'),
   /** Chat platform API bases for bot-token sends (docs/behaviour.md#chat-destinations); webhook-URL sends need none. */
-  CHAT_A_API_BASE_URL: setting(optionalUrl.optional(), "chat_a's API base URL, for destinations with a bot token", { defaultText: 'bot-token sends to chat_a fail' }),
-  CHAT_B_API_BASE_URL: setting(optionalUrl.optional(), "chat_b's API base URL, for destinations with a bot token", { defaultText: 'bot-token sends to chat_b fail' }),
-  CHAT_C_API_BASE_URL: setting(optionalUrl.optional(), "chat_c's API base URL, for destinations with a bot token", { defaultText: 'bot-token sends to chat_c fail' }),
+  CHAT_A_API_BASE_URL: chatApiRoot('chat_a'),
+  CHAT_B_API_BASE_URL: chatApiRoot('chat_b'),
+  CHAT_C_API_BASE_URL: chatApiRoot('chat_c'),
   RELAY_EVENT_RETENTION_DAYS: setting(int(1, 3650).default(30), "days events are kept (a project's retention_days wins)"),
   RELAY_RUN_WORKER: setting(bool.default(true), 'whether relay start runs the worker in its process'),
   /** After SIGTERM, how long an API process answers 503 on /readyz while still serving before it closes its listener (src/health/drain.ts); unset: 5000 in production, 0 elsewhere. */

@@ -8,10 +8,10 @@ import { isStandardSecret, type SignatureScheme, STANDARD_KEY_BYTES } from '../s
 import { Destination } from './destination.entity';
 
 /**
- * Signing-secret rotation and clearing for `webhook` destinations
- * (`POST`/`DELETE /v1/destinations/{id}/signing-secret`, docs/sending.md), and the secrets a
- * delivery signs with. During an overlap each delivery carries a second
- * signature made with the previous secret, so receivers can switch over.
+ * Signing-secret rotation and clearing (`POST`/`DELETE /v1/destinations/{id}/signing-secret`,
+ * docs/sending.md), and the secrets a delivery signs with. `webhook` deliveries and the
+ * forwards of a `relay listen` session's `cli` destination are signed. During an overlap each
+ * delivery carries a second signature made with the previous secret, so receivers can switch over.
  */
 export const DEFAULT_OVERLAP_SECONDS = 86_400;
 export const MAX_OVERLAP_SECONDS = 604_800;
@@ -105,11 +105,12 @@ function signingState(destination: Destination): DestinationSigningState {
   };
 }
 
-async function loadWebhookDestination(ctx: ProjectContext, destinationId: string): Promise<Destination> {
+/** The destination, when its deliveries are signed (`webhook` and `cli`); 400 `signing_not_supported` for chat destinations. */
+async function loadSignedDestination(ctx: ProjectContext, destinationId: string): Promise<Destination> {
   const destination = await findInProject(ctx, Destination, 'Destination', destinationId);
-  if (destination.type !== 'webhook') {
+  if (destination.type !== 'webhook' && destination.type !== 'cli') {
     throw new ValidationError(
-      `Only webhook destinations are signed; destination ${destination.id} is of type ${destination.type}.`,
+      `Only webhook and cli destinations are signed; destination ${destination.id} is of type ${destination.type}.`,
       { field: 'type', type: destination.type },
       'signing_not_supported',
     );
@@ -135,7 +136,7 @@ export async function rotateDestinationSecret(
     throw new ValidationError(`Invalid body: ${field}: ${issue.message}`, { field, fields: parsed.error.issues.map((i) => ({ field: i.path.join('.'), message: i.message })) });
   }
   const { signing_secret, overlap_seconds = DEFAULT_OVERLAP_SECONDS } = parsed.data;
-  const destination = await loadWebhookDestination(ctx, destinationId);
+  const destination = await loadSignedDestination(ctx, destinationId);
   checkSecretForScheme(signing_secret, destination.signatureScheme);
   const keepPrevious = overlap_seconds > 0 && !!destination.signingSecretEnc;
   destination.previousSigningSecretEnc = keepPrevious ? destination.signingSecretEnc : null;
@@ -145,9 +146,20 @@ export async function rotateDestinationSecret(
   return signingState(destination);
 }
 
-/** Removes signing: later deliveries carry no timestamp or signature headers. */
+/**
+ * Removes signing: later deliveries carry no timestamp or signature headers. A `cli`
+ * destination's forwards are always signed (its `relay listen` prints the secret), so
+ * clearing one is refused: rotate it instead.
+ */
 export async function clearDestinationSecret(ctx: ProjectContext, destinationId: string): Promise<DestinationSigningState> {
-  const destination = await loadWebhookDestination(ctx, destinationId);
+  const destination = await loadSignedDestination(ctx, destinationId);
+  if (destination.type === 'cli') {
+    throw new ValidationError(
+      `A cli destination's forwards are always signed; rotate destination ${destination.id}'s secret with POST /v1/destinations/{id}/signing-secret instead.`,
+      { field: 'type', type: destination.type },
+      'signing_required',
+    );
+  }
   destination.signingSecretEnc = null;
   destination.previousSigningSecretEnc = null;
   destination.previousSecretExpiresAt = null;

@@ -166,7 +166,7 @@ export class DestinationResolver {
     return true;
   }
 
-  @Mutation(() => DestinationType, { description: 'Webhook destinations: new secret, with an overlap (default 86400 s) during which the previous one also signs.' })
+  @Mutation(() => DestinationType, { description: 'Webhook and cli destinations: new secret, with an overlap (default 86400 s) during which the previous one also signs.' })
   rotateDestinationSecret(
     @Arg('id', () => ID) id: string,
     @Arg('input') input: RotateDestinationSecretInput,
@@ -176,7 +176,7 @@ export class DestinationResolver {
     return rotateSigningSecret(ctx, id, parseInput(rotateDestinationSecretInput, snakeKeys(input), 'input'));
   }
 
-  @Mutation(() => DestinationType, { description: 'Removes signing: deliveries carry no signature headers.' })
+  @Mutation(() => DestinationType, { description: 'Webhook destinations: removes signing, deliveries carry no signature headers (a cli destination is always signed).' })
   clearDestinationSecret(@Arg('id', () => ID) id: string, @Scoped(write) ctx: ProjectContext, @Arg('projectId', () => ID, projectArg) _projectId?: string): Promise<DestinationType> {
     return clearSigningSecret(ctx, id);
   }

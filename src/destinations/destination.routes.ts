@@ -52,12 +52,12 @@ export const destinationRoutes = [
     handler: (ctx, { params }) => deleteDestination(ctx, params.id),
   }),
   route({
-    method: 'post', path: '/v1/destinations/:id/signing-secret', tag: 'destinations', summary: 'Rotate the signing secret of a webhook destination, with an overlap',
+    method: 'post', path: '/v1/destinations/:id/signing-secret', tag: 'destinations', summary: 'Rotate the signing secret of a webhook or cli destination, with an overlap',
     access: write, params: idParams, body: rotateDestinationSecretInput, response: destinationView,
     handler: (ctx, { params, body }) => rotateSigningSecret(ctx, params.id, body),
   }),
   route({
-    method: 'delete', path: '/v1/destinations/:id/signing-secret', tag: 'destinations', summary: 'Remove signing: deliveries carry no signature headers',
+    method: 'delete', path: '/v1/destinations/:id/signing-secret', tag: 'destinations', summary: 'Remove signing from a webhook destination: deliveries carry no signature headers',
     access: write, params: idParams, response: destinationView,
     handler: (ctx, { params }) => clearSigningSecret(ctx, params.id),
   }),

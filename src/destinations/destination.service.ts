@@ -100,7 +100,11 @@ function refuse(field: string, message: string): never {
 function checkTypeRequirements(d: Destination): void {
   const hasUrl = !!d.webhookUrlEnc;
   const hasToken = !!d.botTokenEnc;
-  if (d.type === 'cli') return;
+  if (d.type === 'cli') {
+    // Its `relay listen` prints the secret and the local server checks it: rotate it, never remove it.
+    if (!d.signingSecretEnc) refuse('signing_secret', 'a cli destination is always signed; rotate its secret (POST /v1/destinations/{id}/signing-secret) instead of removing it');
+    return;
+  }
   if (d.type !== 'webhook' && d.signingSecretEnc) refuse('signing_secret', 'only webhook destinations are signed');
   if (d.type !== 'chat_b' && d.guildId) refuse('guild_id', 'guild_id applies to chat_b destinations only');
   switch (d.type) {

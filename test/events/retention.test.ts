@@ -74,7 +74,10 @@ describe('event retention', () => {
     const { container } = env;
     await startWorkerProcess(container);
     const taskQueue = container.config.TEMPORAL_TASK_QUEUE;
-    const schedule = await container.temporal.schedule.getHandle(retentionScheduleId(taskQueue)).describe();
+    // Created once the worker first runs, beside its start (Temporal may still be away when the worker starts).
+    const handle = container.temporal.schedule.getHandle(retentionScheduleId(taskQueue));
+    await eventually(() => handle.describe().then(() => true, () => false), 30_000);
+    const schedule = await handle.describe();
     expect(schedule.action).toMatchObject({ type: 'startWorkflow', workflowType: 'retentionWorkflow', taskQueue });
     expect(schedule.spec.intervals?.[0].every).toBe(3_600_000);
     expect(await ensureRetentionSchedule(container.temporal, taskQueue, container.log)).toBe('exists');

@@ -237,6 +237,37 @@ describe('destinations over REST and GraphQL', () => {
     expect(notSigned.body.error.code).toBe('signing_not_supported');
   });
 
+  it('rotates a relay listen session’s cli destination secret (what --print-secret prints next), never removes it', async () => {
+    // Its owner is shown this secret (as `relay listen --print-secret` is), so it is not one of SECRETS, which answers never contain.
+    const [ROTATED, ROTATED_AGAIN] = ['whsec_cli_rotated_0123456789abcdef', 'whsec_cli_rotated_again_0123456789'];
+    expect((await env.call('POST', '/v1/endpoints', { body: { name: 'Listen source', slug: 'listen-src' } })).status).toBe(201);
+    const start = 'mutation { startCliSession(input: { machine: "qa-box", sourceSlugs: ["listen-src"] }) { destination { id } signingSecret } }';
+    const started = await env.query(start);
+    expect(started.errors).toBeUndefined();
+    const { destination, signingSecret: first } = started.data.startCliSession;
+
+    const rotated = await env.call('POST', `/v1/destinations/${destination.id}/signing-secret`, { body: { signing_secret: ROTATED, overlap_seconds: 3600 } });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body).toMatchObject({ id: destination.id, type: 'cli', has_signing_secret: true, previous_secret_expires_at: expect.any(String) });
+    // Forwards sign with both during the overlap, and the next listen prints the new one.
+    const row = await env.em().findOneOrFail(Destination, destination.id);
+    expect(destinationSigningSecrets(row, env.api.container.secrets)).toEqual({ scheme: 'service', secret: ROTATED, previousSecret: first });
+    expect((await env.query(start)).data.startCliSession).toMatchObject({ destination: { id: destination.id }, signingSecret: ROTATED });
+    const overGraphql = await env.query('mutation($id: ID!, $s: String!) { rotateDestinationSecret(id: $id, input: { signingSecret: $s, overlapSeconds: 0 }) { type previousSecretExpiresAt } }', {
+      id: destination.id,
+      s: ROTATED_AGAIN,
+    });
+    expect(overGraphql.data?.rotateDestinationSecret).toEqual({ type: 'cli', previousSecretExpiresAt: null });
+
+    const cleared = await env.call('DELETE', `/v1/destinations/${destination.id}/signing-secret`);
+    expect(cleared.status).toBe(400);
+    expect(cleared.body.error.code).toBe('signing_required');
+    const patched = await env.call('PATCH', `/v1/destinations/${destination.id}`, { body: { signing_secret: null } });
+    expect(patched.status).toBe(400);
+    expect(patched.body.error.details.fields[0].field).toBe('signing_secret');
+    expect((await env.query(start)).data.startCliSession.signingSecret).toBe(ROTATED_AGAIN);
+  });
+
   it('lists with pagination (cli destinations included, not creatable), 401/403/404 and delete', async () => {
     const cli = await createDestination(env.api.container, env.em(), env.owner.project, { type: 'cli', name: 'cli-me-laptop-src' });
     const { ids } = await collectPages(env, '/v1/destinations', 3);

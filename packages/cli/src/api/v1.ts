@@ -1008,9 +1008,9 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Rotate the signing secret of a webhook destination, with an overlap */
+        /** Rotate the signing secret of a webhook or cli destination, with an overlap */
         post: operations["postV1DestinationsIdSigningSecret"];
-        /** Remove signing: deliveries carry no signature headers */
+        /** Remove signing from a webhook destination: deliveries carry no signature headers */
         delete: operations["deleteV1DestinationsIdSigningSecret"];
         options?: never;
         head?: never;
