@@ -104,7 +104,7 @@ export function createDeliveryActivities(deps: ActivityDeps) {
           return action;
         case 'expired':
           // The circuit stayed open past the retry schedule's end: dead-lettered without a send (never immortal).
-          return finish(ctx, attemptNumber, notSent(ctx.payload, 'circuit open: the destination stayed unreachable until the retry schedule ended', { permanent: true }));
+          return finish(ctx, attemptNumber, notSent(ctx.payload, 'circuit open: the destination stayed unreachable until the retry schedule ended', { permanent: true, failure: 'circuit_open' }));
         case 'send':
           break;
       }

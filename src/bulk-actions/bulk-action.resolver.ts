@@ -16,6 +16,7 @@ class BulkFilterInput {
   @Field({ nullable: true }) eventTypePrefix?: string;
   @Field({ nullable: true, description: "ISO 8601, inclusive (the delivery's created_at)." }) createdAfter?: string;
   @Field({ nullable: true, description: 'ISO 8601, exclusive.' }) createdBefore?: string;
+  @Field(() => ID, { nullable: true, description: "The deliveries an issue affected; retry's default status is then failed and retrying." }) issueId?: string;
 }
 
 @InputType()
@@ -36,7 +37,7 @@ class BulkPreviewType {
 }
 
 @ObjectType('BulkAction')
-class BulkActionType implements BulkActionView {
+export class BulkActionType implements BulkActionView {
   @Field(() => ID) id!: string;
   @Field(() => String) kind!: BulkActionView['kind'];
   @Field(() => GraphQLJSONObject, { description: 'The filter, snake_case as in REST.' }) filter!: BulkActionView['filter'];

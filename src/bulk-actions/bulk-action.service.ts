@@ -44,6 +44,7 @@ export const bulkFilter = z
     event_type_prefix: z.string().min(1).max(500).optional(),
     created_after: timestamp.optional().describe('Inclusive lower bound of the delivery\'s created_at'),
     created_before: timestamp.optional().describe('Exclusive upper bound of the delivery\'s created_at'),
+    issue_id: z.uuid().optional().describe("The deliveries an issue affected (its destination, its events); retry's default status is then failed and retrying"),
   })
   .strict();
 export type BulkFilter = z.infer<typeof bulkFilter>;
@@ -91,7 +92,16 @@ function targetsQuery(ctx: ProjectContext, kind: (typeof BULK_KINDS)[number], f:
   const args: Binding[] = [ctx.project.id];
   const add = (sql: string, ...values: Binding[]) => (where.push(sql), args.push(...values));
   if (kind === 'cancel') add(`d.status in ('queued', 'retrying')`);
+  // An issue's retry also takes the deliveries waiting for their next attempt: a replay supersedes them (docs/issues.md).
+  else if (f.issue_id && !f.status) add(`d.status in ('failed', 'retrying')`);
   else add('d.status = ?', f.status ?? 'failed');
+  if (f.issue_id) {
+    add(
+      'd.destination_id = (select destination_id from issues where id = ? and project_id = d.project_id) and d.event_id in (select event_id from issue_events where issue_id = ?)',
+      f.issue_id,
+      f.issue_id,
+    );
+  }
   if (f.destination_id) add('d.destination_id = ?', f.destination_id);
   if (f.endpoint_id) add('d.endpoint_id = ?', f.endpoint_id);
   if (f.created_after) add('d.created_at >= ?', new Date(f.created_after));

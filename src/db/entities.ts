@@ -12,6 +12,7 @@ import { OAuthClientCode } from '../oauth/oauth-client-code.entity';
 import { OAuthConnection } from '../oauth/oauth-connection.entity';
 import { OAuthState } from '../oauth/oauth-state.entity';
 import { UserIdentity } from '../oauth/user-identity.entity';
+import { Issue } from '../issues/issue.entity';
 import { Invite } from '../organizations/invite.entity';
 import { OrganizationMember } from '../organizations/organization-member.entity';
 import { Organization } from '../organizations/organization.entity';
@@ -43,4 +44,5 @@ export const entities = [
   Event,
   Delivery,
   DeliveryAttempt,
+  Issue,
 ];

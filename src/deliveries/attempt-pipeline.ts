@@ -74,7 +74,7 @@ export async function sendAttempt(ctx: AttemptContext, deps: PipelineDeps): Prom
     });
   } catch (err) {
     if (err instanceof TransformError || err instanceof TemplateRenderError) {
-      return notSent(ctx.payload, err.message, { permanent: true });
+      return notSent(ctx.payload, err.message, { permanent: true, failure: err instanceof TransformError ? 'transform_error' : 'template_error' });
     }
     // A fault of ours, not of the template or transform: a failed attempt like any other, so the destination's
     // retry policy bounds it (a fixed worker may yet deliver it) and the last one dead-letters it with this reason.

@@ -3,6 +3,7 @@ import { uuidv7 } from '../common/ids';
 import { NOTIFY } from '../common/notify-channels';
 import { stringifyJson } from '../common/raw-json';
 import type { AttemptStatus, Condition, DeliveryStatus, DestinationType, RetryPolicy, RoutingRule } from '../common/types';
+import { issueCause } from '../issues/issue-cause';
 import type { SendResult } from '../sending/send-result';
 import type { SignatureScheme } from '../sending/signature';
 
@@ -75,6 +76,8 @@ export interface AttemptContext {
     signingSecretEnc: string | null;
     previousSigningSecretEnc: string | null;
     previousSecretExpiresAt: Date | null;
+    /** Its open or acknowledged issues: only then does a success count towards resolving them (docs/issues.md). */
+    openIssues: number;
     /** A `cli` destination's session options (`destinations.cli_session`: delay, filters), read here so the forward costs no extra query. */
     cliSession: { delayMs?: number; filters?: Condition[] } | null;
   };
@@ -114,7 +117,7 @@ export async function loadAttemptContext(knex: Knex, deliveryId: string, attempt
             e.event_type, e.payload, e.payload::text as payload_text, e.headers, e.created_at as received_at,
             ep.slug as endpoint_slug, ep.is_system, p.header_prefix,
             t.type, t.webhook_url_enc, t.bot_token_enc, t.guild_id, t.channel_id, t.retry_policy,
-            t.signature_scheme, t.signing_secret_enc, t.previous_signing_secret_enc, t.previous_secret_expires_at, t.cli_session,
+            t.signature_scheme, t.signing_secret_enc, t.previous_signing_secret_enc, t.previous_secret_expires_at, t.cli_session, t.open_issues,
             l.id as link_id, l.template_id, l.transform_id, l.routing_rules,
             a.status as attempt_status, a.next_retry_at as attempt_next_retry_at,
             ${admission} as admission
@@ -159,6 +162,7 @@ export async function loadAttemptContext(knex: Knex, deliveryId: string, attempt
       previousSigningSecretEnc: r.previous_signing_secret_enc,
       previousSecretExpiresAt: r.previous_secret_expires_at ? new Date(r.previous_secret_expires_at) : null,
       cliSession: r.cli_session ?? null,
+      openIssues: r.open_issues,
     },
     link: r.link_id ? { templateId: r.template_id, transformId: r.transform_id, routingRules: r.routing_rules ?? [] } : null,
     storedAttempt: r.attempt_status ? { status: r.attempt_status, next_retry_at: r.attempt_next_retry_at } : null,
@@ -220,10 +224,20 @@ export type RecordedOutcome = AttemptOutcome & {
   paused?: boolean;
 };
 
-/** `cli` destinations (a developer's `relay listen`) pause on nothing and emit no operational events: the terminal shows them. */
+/** A success resolves a destination's open issues once it has had this many in a row (docs/issues.md). */
+export const ISSUE_RESOLVE_AFTER_SUCCESSES = 3;
+
+/**
+ * Whether the statement calls relay_attempt_effects: for a failure (its issue, a dead letter), a 410,
+ * and a success of a destination with open issues; a circuit transition adds itself in SQL. `cli`
+ * destinations (a developer's `relay listen`) have no issues, pause on nothing and emit no
+ * operational events: the terminal shows them.
+ */
 function hasEffects(args: RecordAttemptArgs): { operational: boolean; now: boolean } {
   const operational = args.ctx.destination.type !== 'cli';
-  return { operational, now: operational && (args.status === 'failed' || args.result.gone === true) };
+  const { status, result } = args;
+  const now = status === 'failed' || status === 'retrying' || result.gone === true || (status === 'success' && args.ctx.destination.openIssues > 0);
+  return { operational, now: operational && now };
 }
 
 /** What relay_attempt_effects needs from the activity (the statement adds the status and the circuit's transition). */
@@ -242,6 +256,9 @@ function effectsInput(args: RecordAttemptArgs): string {
     error: result.error,
     gone: result.gone === true,
     system: ctx.system,
+    cause: issueCause(result),
+    open_issues: ctx.destination.openIssues,
+    resolve_after: ISSUE_RESOLVE_AFTER_SUCCESSES,
   });
 }
 

@@ -5,6 +5,7 @@ import { assertNoNulCharacters } from '../common/validation';
 import { CliSessionResolver } from '../cli-sessions/cli-session.resolver';
 import { DeliveryResolver } from '../deliveries/delivery.resolver';
 import { BulkActionResolver } from '../bulk-actions/bulk-action.resolver';
+import { IssueResolver } from '../issues/issue.resolver';
 import { EventResolver } from '../events/event.resolver';
 import { DestinationHealthResolver, EndpointHealthResolver } from '../resource-health/resource-health.resolver';
 import { AccountResolver } from '../accounts/account.resolver';
@@ -25,7 +26,7 @@ import { LiveResolver } from '../subscriptions/live.resolver';
 
 /** Every resolver class; add new ones here. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const resolvers: NonEmptyArray<Function> = [HealthResolver, ProjectResolver, AccountResolver, OrganizationResolver, ApiKeyResolver, OAuthResolver, EventResolver, DeliveryResolver, BulkActionResolver, DestinationHealthResolver, EndpointHealthResolver, LiveResolver, EndpointResolver, FilterGroupResolver, DestinationResolver, LinkResolver, TemplateResolver, TransformResolver, CliSessionResolver, ProjectMetricsResolver];
+export const resolvers: NonEmptyArray<Function> = [HealthResolver, ProjectResolver, AccountResolver, OrganizationResolver, ApiKeyResolver, OAuthResolver, EventResolver, DeliveryResolver, BulkActionResolver, IssueResolver, DestinationHealthResolver, EndpointHealthResolver, LiveResolver, EndpointResolver, FilterGroupResolver, DestinationResolver, LinkResolver, TemplateResolver, TransformResolver, CliSessionResolver, ProjectMetricsResolver];
 
 /** Every argument of every field, whether or not its resolver calls parseInput, is checked for NUL characters. */
 const rejectNulArguments: MiddlewareFn = ({ args }, next) => {

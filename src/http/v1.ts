@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { AppContainer } from '../app/container';
 import { deliveryRoutes } from '../deliveries/delivery.routes';
 import { bulkActionRoutes } from '../bulk-actions/bulk-action.routes';
+import { issueRoutes } from '../issues/issue.routes';
 import { eventRoutes } from '../events/event.routes';
 import { cliTriggerRoutes } from '../cli-sessions/cli-trigger.routes';
 import { resourceHealthRoutes } from '../resource-health/resource-health.routes';
@@ -21,7 +22,7 @@ import { buildOpenApiDocument } from './openapi';
 import { mountRoutes, type RouteDef } from './route';
 
 /** Every `/v1` operation; add a resource's routes here. The OpenAPI document is built from this list. */
-export const v1Routes: RouteDef[] = [...accountRoutes, ...organizationRoutes, ...projectRoutes, ...apiKeyRoutes, ...oauthRoutes, ...eventRoutes, ...cliTriggerRoutes, ...deliveryRoutes, ...bulkActionRoutes, ...resourceHealthRoutes, ...endpointRoutes, ...filterGroupRoutes, ...destinationRoutes, ...linkRoutes, ...templateRoutes, ...transformRoutes, ...projectMetricsRoutes];
+export const v1Routes: RouteDef[] = [...accountRoutes, ...organizationRoutes, ...projectRoutes, ...apiKeyRoutes, ...oauthRoutes, ...eventRoutes, ...cliTriggerRoutes, ...deliveryRoutes, ...bulkActionRoutes, ...issueRoutes, ...resourceHealthRoutes, ...endpointRoutes, ...filterGroupRoutes, ...destinationRoutes, ...linkRoutes, ...templateRoutes, ...transformRoutes, ...projectMetricsRoutes];
 
 /**
  * The document checked in as schema/openapi.json (`npm run schema:emit`; a test fails on drift): the

@@ -3,6 +3,18 @@ import { DEFAULT_OPERATIONAL_TEMPLATES, defaultOperationalTemplate } from './def
 import { OPERATIONAL_EVENT_TYPES, type OperationalEventType, operationalEnvelope } from './operational-events';
 
 const destination = { id: '01a2177c-0000-7000-8000-000000000001', name: 'Orders <hook>', type: 'webhook' };
+const issue = {
+  id: '01a2177c-0000-7000-8000-000000000003',
+  cause: 'http_5xx',
+  first_seen_at: '2026-11-26T09:00:00.000Z',
+  last_seen_at: '2026-11-26T10:00:00.000Z',
+  failure_count: 12,
+  event_count: 4,
+  last_status_code: 503,
+  last_error: 'HTTP 503 Service Unavailable',
+  resolved_at: null,
+  resolved_by: null,
+};
 const DATA: Record<OperationalEventType, Record<string, unknown>> = {
   'relay.delivery.dead_lettered': {
     destination,
@@ -13,6 +25,8 @@ const DATA: Record<OperationalEventType, Record<string, unknown>> = {
   'relay.destination.circuit_opened': { destination, failures: 5, since: '2026-11-26T10:00:00.000Z', next_probe_at: '2026-11-26T10:00:30.000Z', last_error: 'timeout' },
   'relay.destination.circuit_closed': { destination, failures: 6, since: '2026-11-26T10:00:00.000Z', closed_at: '2026-11-26T10:05:00.000Z' },
   'relay.destination.disabled': { destination, reason: 'receiver_gone', paused_at: '2026-11-26T10:00:00.000Z', status_code: 410, error: 'HTTP 410 Gone' },
+  'relay.issue.opened': { destination, issue: { ...issue, state: 'open', failure_count: 1, event_count: 1 }, event: { id: 'e1', type: 'order.paid' } },
+  'relay.issue.resolved': { destination, issue: { ...issue, state: 'resolved', resolved_at: '2026-11-26T10:09:00.000Z', resolved_by: 'auto' } },
 };
 
 function envelope(type: OperationalEventType, count = 1) {
@@ -73,6 +87,11 @@ describe('operational events: the envelope and the default chat messages', () =>
       '5 connection errors or timeouts in a row. Deliveries to it wait until a probe gets an answer (next probe 10:00:30 UTC).',
     );
     expect(render('relay.destination.circuit_closed').description).toBe('It answers again; waiting deliveries resume. The circuit had been open since 2026-11-26 10:00 UTC.');
+    expect(render('relay.issue.resolved')).toMatchObject({
+      title: 'Issue resolved: Orders <hook> · http_5xx',
+      description: 'Orders <hook> succeeds again after 12 failed attempts (4 events) since 2026-11-26 09:00 UTC.',
+      url: `https://relay.example/issues/${issue.id}?project=p1`,
+    });
     expect(defaultOperationalTemplate('push')).toBeNull();
   });
 });

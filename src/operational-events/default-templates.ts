@@ -59,6 +59,24 @@ export const DEFAULT_OPERATIONAL_TEMPLATES: Record<OperationalEventType, Record<
       { name: 'Answer', value: '{{ .Payload.data.error | default "410 Gone" | truncate 200 }}', inline: true },
     ],
   },
+  'relay.issue.opened': {
+    ...common,
+    color: ORANGE,
+    title: 'Issue opened: {{ .Payload.data.destination.name }} · {{ .Payload.data.issue.cause }}',
+    description: 'Deliveries to {{ .Payload.data.destination.name }} fail with {{ .Payload.data.issue.cause }}. The issue collects such failures until the destination succeeds again.',
+    fields: [
+      { name: 'Destination', value: destination, inline: true },
+      { name: 'Last error', value: '{{ .Payload.data.issue.last_error | default "none" | truncate 200 }}', inline: true },
+    ],
+  },
+  'relay.issue.resolved': {
+    ...common,
+    color: GREEN,
+    title: 'Issue resolved: {{ .Payload.data.destination.name }} · {{ .Payload.data.issue.cause }}',
+    description:
+      '{{ if eq .Payload.data.issue.resolved_by "user" }}Resolved by a user{{ else }}{{ .Payload.data.destination.name }} succeeds again{{ end }} after {{ .Payload.data.issue.failure_count }} failed attempt{{ if ne .Payload.data.issue.failure_count 1 }}s{{ end }} ({{ .Payload.data.issue.event_count }} event{{ if ne .Payload.data.issue.event_count 1 }}s{{ end }}) since {{ date .Payload.data.issue.first_seen_at }}.',
+    fields: [{ name: 'Destination', value: destination, inline: true }],
+  },
 };
 
 /** The built-in template of an operational event type; null for any other type. */

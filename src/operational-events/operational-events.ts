@@ -7,6 +7,8 @@ export const OPERATIONAL_EVENT_TYPES = [
   'relay.destination.circuit_opened',
   'relay.destination.circuit_closed',
   'relay.destination.disabled',
+  'relay.issue.opened',
+  'relay.issue.resolved',
 ] as const;
 export type OperationalEventType = (typeof OPERATIONAL_EVENT_TYPES)[number];
 
@@ -34,14 +36,14 @@ export interface OperationalEnvelope {
   count: number;
   first_occurred_at: string;
   project: { id: string; name: string };
-  /** The dashboard page about it (the destination's). */
+  /** The dashboard page about it: the issue's, else the destination's. */
   dashboard_url: string;
   data: Record<string, unknown>;
 }
 
 export function operationalEnvelope(group: OccurrenceGroup, publicBaseUrl: string): OperationalEnvelope {
-  const destination = group.data.destination as { id?: string } | undefined;
-  const page = destination?.id ? `/destinations/${destination.id}` : '/events';
+  const { issue, destination } = group.data as { issue?: { id?: string }; destination?: { id?: string } };
+  const page = issue?.id ? `/issues/${issue.id}` : destination?.id ? `/destinations/${destination.id}` : '/events';
   return {
     type: group.type,
     occurred_at: group.lastOccurredAt.toISOString(),

@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import net from 'node:net';
 import { Agent, buildConnector, request } from 'undici';
 import { BlockedAddressError, guardedLookup, isBlockedAddress, SSRF_ERROR_CODE } from './address-guard';
-import { type SendResult, truncateUtf8 } from './send-result';
+import { type FailureKind, type SendResult, truncateUtf8 } from './send-result';
 
 /**
  * The one outbound HTTP client of every send: keep-alive connection pools
@@ -52,7 +52,15 @@ export interface HttpAnswer {
   latencyMs: number;
 }
 
-export type HttpOutcome = HttpAnswer | { error: string; blocked: boolean; latencyMs: number };
+/** No answer: why (`failure` is unset for an SSRF refusal or an invalid request: retrying cannot help those). */
+export interface HttpFailure {
+  error: string;
+  blocked: boolean;
+  failure?: FailureKind;
+  latencyMs: number;
+}
+
+export type HttpOutcome = HttpAnswer | HttpFailure;
 
 export interface PostOptions {
   timeoutMs: number;
@@ -95,17 +103,18 @@ export async function postJson(url: string, body: string, options: PostOptions):
   }
 }
 
-function describeError(err: unknown, timeoutMs: number, signal: AbortSignal): { error: string; blocked: boolean } {
+function describeError(err: unknown, timeoutMs: number, signal: AbortSignal): Omit<HttpFailure, 'latencyMs'> {
   for (let e = err as (Error & { code?: string; cause?: unknown }) | undefined; e; e = e.cause as typeof e) {
     if (e.code === SSRF_ERROR_CODE) return { error: e.message, blocked: true };
   }
-  if (signal.aborted) return { error: `timeout: no complete answer within ${timeoutMs} ms`, blocked: false };
+  if (signal.aborted) return { error: `timeout: no complete answer within ${timeoutMs} ms`, blocked: false, failure: 'timeout' };
   const e = (err ?? {}) as { message?: string; code?: string; cause?: { message?: string; code?: string } };
   const inner = e.cause ?? e;
   const code = inner.code ?? e.code;
   const message = String(inner.message ?? e.message ?? err);
   if (code === 'UND_ERR_INVALID_ARG') return { error: `invalid request: ${message}`, blocked: false };
-  return { error: `connection error: ${code && !message.includes(code) ? `${code} ` : ''}${message}`, blocked: false };
+  const failure = code === 'ECONNREFUSED' ? 'connection_refused' : 'connection_error';
+  return { error: `connection error: ${code && !message.includes(code) ? `${code} ` : ''}${message}`, blocked: false, failure };
 }
 
 /** The common part of a SendResult: status, stored body, headers, latency, and a summary of a non-2xx answer. */
@@ -133,7 +142,7 @@ function statusSummary(answer: HttpAnswer): string {
 }
 
 /** A SendResult for a request that got no answer. */
-export function failureToResult(outcome: { error: string; blocked: boolean; latencyMs: number }, payloadSent: unknown): SendResult {
+export function failureToResult(outcome: HttpFailure, payloadSent: unknown): SendResult {
   return {
     ok: false,
     statusCode: null,
@@ -144,5 +153,6 @@ export function failureToResult(outcome: { error: string; blocked: boolean; late
     error: outcome.error,
     payloadSent,
     ...(outcome.blocked ? { permanent: true } : { unreachable: true }),
+    ...(outcome.failure ? { failure: outcome.failure } : {}),
   };
 }

@@ -25,9 +25,13 @@ export interface SendResult {
   permanent?: boolean;
   /** No answer at all: a connection error or a timeout (what the destination's circuit breaker counts). */
   unreachable?: boolean;
+  /** Why no answer came or nothing was sent, when it is one of these (an Issue's cause, src/issues/issue-cause.ts). */
+  failure?: FailureKind;
   /** A `cli` forward not made because the CLI was away or paused: the delivery ends `skipped`, not failed. */
   skipped?: boolean;
 }
+
+export type FailureKind = 'timeout' | 'connection_refused' | 'connection_error' | 'transform_error' | 'template_error' | 'circuit_open';
 
 /** One implementation of the stored-body cut, shared with the CLI (it cuts what it reports the same way). */
 export { STORED_BODY_LIMIT_BYTES } from '../../packages/cli/src/shared/limits';

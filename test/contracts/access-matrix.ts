@@ -52,6 +52,7 @@ const BY_TAG: Record<string, AccessRequirement['scope'] | Permission> = {
   transforms: 'write',
   events: 'write',
   deliveries: 'write',
+  issues: 'write',
 };
 const EXCEPTIONS: Record<string, AccessRequirement['scope'] | Permission> = {
   'PATCH /v1/me': 'user',

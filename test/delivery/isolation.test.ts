@@ -118,6 +118,8 @@ describe('the circuit breaker', () => {
     await insertEvent(container, scene.endpoint, { payload: { n: 1 } });
     await insertEvent(container, scene.endpoint, { payload: { n: 2 } });
     await until(async () => (await circuitOf(destination.id))?.state === 'open');
+    // The metric counts once the recording statement has returned, a moment after its commit shows the state.
+    await until(async () => (await transitions('opened')) > opened);
     expect(await transitions('opened')).toBe(opened + 1);
 
     // While it is open, nothing goes out but one probe per cool-down: the two refused attempts opened it,

@@ -91,7 +91,8 @@ describe('operational events (real PostgreSQL, Temporal server, worker and publi
   it('a webhook linked to the system source receives dead_lettered, circuit_opened and circuit_closed once each; its own failures emit nothing', async () => {
     const scene = await createScene(container());
     const alerts = await receiver();
-    await alertDestination(scene, { name: 'Alerts', webhookUrl: alerts.url });
+    // Its event types choose what it gets: here not the issue events (checked in the stored events below).
+    await alertDestination(scene, { name: 'Alerts', webhookUrl: alerts.url, eventTypes: ['relay.delivery.dead_lettered', 'relay.destination.circuit_opened', 'relay.destination.circuit_closed'] });
     // An alert destination that fails too: its failed deliveries of operational events must not cascade.
     const brokenAlerts = await alertDestination(scene, { name: 'Broken alerts', webhookUrl: `http://127.0.0.1:${await freePort()}/down`, retryPolicy: { max_attempts: 1, backoff: [1] } });
     const downPort = await freePort();
@@ -147,14 +148,22 @@ describe('operational events (real PostgreSQL, Temporal server, worker and publi
     expect(closed).toMatchObject({ type: 'relay.destination.circuit_closed', count: 1 });
     expect(closed.data).toEqual({ destination: { id: flaky.id, name: 'Flaky', type: 'webhook' }, failures: 2, since: byType['relay.destination.circuit_opened'].data.since, closed_at: expect.any(String) });
 
-    // The broken alert destination got the three events and dead-lettered each (its circuit opened too): nothing about it was emitted.
-    await until(async () => (await sql(container(), `select 1 from deliveries where destination_id = ? and status = 'failed'`, [brokenAlerts.id])).length === 3);
+    // The broken alert destination got the four events and dead-lettered each (its circuit opened too, and issues
+    // opened): nothing about it was emitted.
+    await until(async () => (await sql(container(), `select 1 from deliveries where destination_id = ? and status = 'failed'`, [brokenAlerts.id])).length >= 4);
     expect(await sql(container(), 'select type from operational_occurrences')).toEqual([]);
     const stored = await storedOperationalEvents(scene);
-    // The first two come from one statement (same millisecond: either order); the closing one after them.
+    // The first refused attempt opened an issue; the second one's statement dead-lettered and opened the circuit (same
+    // millisecond: either order); the closing came after them.
     const types = stored.map((e) => e.event_type);
-    expect([...types.slice(0, 2).sort(), types[2]]).toEqual(['relay.delivery.dead_lettered', 'relay.destination.circuit_opened', 'relay.destination.circuit_closed']);
+    expect([types[0], ...types.slice(1, 3).sort(), types[3]]).toEqual([
+      'relay.issue.opened',
+      'relay.delivery.dead_lettered',
+      'relay.destination.circuit_opened',
+      'relay.destination.circuit_closed',
+    ]);
     expect(stored.every((e) => e.payload.data.destination.id === flaky.id)).toBe(true);
+    expect(await sql(container(), 'select 1 from deliveries where destination_id = ?', [brokenAlerts.id])).toHaveLength(4);
     expect(alerts.requests).toHaveLength(3);
   });
 
@@ -167,10 +176,10 @@ describe('operational events (real PostgreSQL, Temporal server, worker and publi
     const retired = await scene.destination(gone.url, { name: 'Retired hook' });
 
     await insertEvent(container(), scene.endpoint, { eventType: 'invoice.created' });
-    await until(() => fakes.chatB.delivered.length >= 2);
+    await until(() => fakes.chatB.delivered.length >= 3);
     const embeds = fakes.chatB.delivered.map((r) => (r.body as { embeds: Array<Record<string, any>> }).embeds[0]);
     const titles = embeds.map((e) => e.title).sort();
-    expect(titles).toEqual(['A delivery to Retired hook failed for good', 'Destination paused: Retired hook']);
+    expect(titles).toEqual(['A delivery to Retired hook failed for good', 'Destination paused: Retired hook', 'Issue opened: Retired hook · http_4xx']);
     const deadLetter = embeds.find((e) => e.title.startsWith('A delivery'))!;
     expect(deadLetter.description).toBe('Event invoice.created gave up after 1 attempt and is in the dead-letter queue.');
     expect(deadLetter.fields).toEqual([
@@ -201,11 +210,11 @@ describe('operational events (real PostgreSQL, Temporal server, worker and publi
     for (const id of events) await waitForStatus(container(), (await waitForDeliveries(container(), id, 1))[0].id, ['failed']);
 
     // Every dead letter is counted once, in at most two events (the first at once, the rest at the window's end).
-    const counted = async () => (await storedOperationalEvents(scene)).filter((e) => e.payload.data.destination.id === noisy.id).reduce((n, e) => n + e.payload.count, 0);
-    await until(async () => (await counted()) === 3);
-    const aboutNoisy = (await storedOperationalEvents(scene)).filter((e) => e.payload.data.destination.id === noisy.id);
+    const deadLettersOf = async (id: string) => (await storedOperationalEvents(scene)).filter((e) => e.event_type === 'relay.delivery.dead_lettered' && e.payload.data.destination.id === id);
+    await until(async () => (await deadLettersOf(noisy.id)).reduce((n, e) => n + e.payload.count, 0) === 3);
+    const aboutNoisy = await deadLettersOf(noisy.id);
     expect(aboutNoisy.length).toBeLessThanOrEqual(2);
-    expect(aboutNoisy.every((e) => e.event_type === 'relay.delivery.dead_lettered' && e.status === 'received')).toBe(true);
+    expect(aboutNoisy.every((e) => e.status === 'received')).toBe(true);
     for (const { payload } of aboutNoisy) expect(payload.first_occurred_at <= payload.occurred_at).toBe(true);
 
     const gone = await receiver();
@@ -217,6 +226,8 @@ describe('operational events (real PostgreSQL, Temporal server, worker and publi
     const disabled = (await storedOperationalEvents(scene)).find((e) => e.event_type === 'relay.destination.disabled')!;
     expect(disabled).toMatchObject({ status: 'filtered', payload: { data: { destination: { id: retired.id }, reason: 'receiver_gone', status_code: 410 } } });
 
+    // The issue openings did not pass the filter either.
+    expect((await storedOperationalEvents(scene)).filter((e) => e.event_type === 'relay.issue.opened').map((e) => e.status)).toEqual(['filtered', 'filtered']);
     // What reached the receiver: dead letters only.
     await until(async () => alerts.requests.length === (await storedOperationalEvents(scene)).filter((e) => e.status === 'received').length);
     expect(alerts.requests.map((r) => (JSON.parse(r.body) as Envelope).type).every((t) => t === 'relay.delivery.dead_lettered')).toBe(true);

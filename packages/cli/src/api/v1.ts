@@ -734,6 +734,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/issues": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List issues (failures grouped by destination and cause), newest first; by state, destination and cause */
+        get: operations["getV1Issues"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/issues/counts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How many issues the project has in each state */
+        get: operations["getV1IssuesCounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/issues/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an issue */
+        get: operations["getV1IssuesId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Acknowledge, ignore, resolve or reopen an issue */
+        patch: operations["patchV1IssuesId"];
+        trace?: never;
+    };
+    "/v1/issues/{id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Retry every delivery the issue affected (a bulk retry of the failed and waiting ones); returns the bulk action */
+        post: operations["postV1IssuesIdRetry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/destinations/{id}/health": {
         parameters: {
             query?: never;
@@ -1242,6 +1311,11 @@ export interface components {
                  * @description Exclusive upper bound of the delivery's created_at
                  */
                 created_before?: string;
+                /**
+                 * Format: uuid
+                 * @description The deliveries an issue affected (its destination, its events); retry's default status is then failed and retrying
+                 */
+                issue_id?: string;
             };
         };
         BulkActionCreate: {
@@ -1271,9 +1345,25 @@ export interface components {
                  * @description Exclusive upper bound of the delivery's created_at
                  */
                 created_before?: string;
+                /**
+                 * Format: uuid
+                 * @description The deliveries an issue affected (its destination, its events); retry's default status is then failed and retrying
+                 */
+                issue_id?: string;
             };
             /** @description A key per user intent: the same key returns the action already started */
             idempotency_key: string;
+        };
+        PatchV1IssuesIdRequest: {
+            /**
+             * @description acknowledged: someone is on it; ignored: never alert about it; resolved: done (a new failure opens a new issue); open
+             * @enum {string}
+             */
+            state: "open" | "acknowledged" | "resolved" | "ignored";
+        };
+        PostV1IssuesIdRetryRequest: {
+            /** @description A key per user intent; default: one per issue and failure count, so a double click starts one action */
+            idempotency_key?: string;
         };
         EndpointCreate: {
             name: string;
@@ -1898,6 +1988,11 @@ export interface components {
                  * @description Exclusive upper bound of the delivery's created_at
                  */
                 created_before?: string;
+                /**
+                 * Format: uuid
+                 * @description The deliveries an issue affected (its destination, its events); retry's default status is then failed and retrying
+                 */
+                issue_id?: string;
             };
             idempotency_key: string;
             /**
@@ -1916,6 +2011,54 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        GetV1IssuesResponse: {
+            data: components["schemas"]["GetV1IssuesIdResponse"][];
+            next_cursor: string | null;
+        };
+        GetV1IssuesIdResponse: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            project_id: string;
+            destination: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                /** @enum {string} */
+                type: "chat_b" | "chat_a" | "chat_c" | "webhook" | "cli";
+            };
+            /**
+             * @description http_3xx, http_4xx, http_5xx, platform_error, timeout, connection_refused, connection_error, transform_error, template_error, circuit_open or configuration
+             * @enum {string}
+             */
+            cause: "http_3xx" | "http_4xx" | "http_5xx" | "platform_error" | "timeout" | "connection_refused" | "connection_error" | "transform_error" | "template_error" | "circuit_open" | "configuration";
+            /** @enum {string} */
+            state: "open" | "acknowledged" | "resolved" | "ignored";
+            /** Format: date-time */
+            first_seen_at: string;
+            /** Format: date-time */
+            last_seen_at: string;
+            /** @description Failed attempts */
+            failure_count: number;
+            /** @description Events whose delivery failed this way */
+            event_count: number;
+            last_status_code: number | null;
+            last_error: string | null;
+            /** @description Successful attempts of the destination in a row since the last failure; 3 resolve an open or acknowledged issue */
+            success_streak: number;
+            resolved_at: string | null;
+            resolved_by: ("auto" | "user") | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        GetV1IssuesCountsResponse: {
+            open: number;
+            acknowledged: number;
+            ignored: number;
+            resolved: number;
         };
         ResourceHealth: {
             /** @description Finished attempts in the last 24 h */
@@ -4259,6 +4402,180 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+        };
+    };
+    getV1Issues: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string & (unknown & unknown);
+                state?: "open" | "acknowledged" | "resolved" | "ignored";
+                destination_id?: string;
+                cause?: "http_3xx" | "http_4xx" | "http_5xx" | "platform_error" | "timeout" | "connection_refused" | "connection_error" | "transform_error" | "template_error" | "circuit_open" | "configuration";
+            };
+            header?: {
+                /** @description The project to act on (or the `project_id` query parameter); required when the credential is a user with more than one project, else 400 `project_required`. API keys act on their own project. */
+                "X-Project-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetV1IssuesResponse"];
+                };
+            };
+            400: components["responses"]["InvalidInput"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+        };
+    };
+    getV1IssuesCounts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The project to act on (or the `project_id` query parameter); required when the credential is a user with more than one project, else 400 `project_required`. API keys act on their own project. */
+                "X-Project-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetV1IssuesCountsResponse"];
+                };
+            };
+            400: components["responses"]["InvalidInput"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+        };
+    };
+    getV1IssuesId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The project to act on (or the `project_id` query parameter); required when the credential is a user with more than one project, else 400 `project_required`. API keys act on their own project. */
+                "X-Project-Id"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetV1IssuesIdResponse"];
+                };
+            };
+            400: components["responses"]["InvalidInput"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+        };
+    };
+    patchV1IssuesId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The project to act on (or the `project_id` query parameter); required when the credential is a user with more than one project, else 400 `project_required`. API keys act on their own project. */
+                "X-Project-Id"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PatchV1IssuesIdRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetV1IssuesIdResponse"];
+                };
+            };
+            400: components["responses"]["InvalidInput"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+        };
+    };
+    postV1IssuesIdRetry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The project to act on (or the `project_id` query parameter); required when the credential is a user with more than one project, else 400 `project_required`. API keys act on their own project. */
+                "X-Project-Id"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PostV1IssuesIdRetryRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkAction"];
+                };
+            };
+            400: components["responses"]["InvalidInput"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             431: components["responses"]["HeadersTooLarge"];
         };
