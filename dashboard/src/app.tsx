@@ -60,11 +60,15 @@ function Shell() {
         <UserMenu />
       </header>
       <nav className={`sidenav${menuOpen ? ' open' : ''}`} aria-label="Main">
-        {nav.map((r) => (
-          <Link key={r.path} href={r.path} className={location === r.path || location.startsWith(`${r.path}/`) ? 'active' : undefined}>
-            {r.nav!.label}
-          </Link>
-        ))}
+        {nav.map((r) => {
+          const Count = r.nav!.count;
+          return (
+            <Link key={r.path} href={r.path} className={location === r.path || location.startsWith(`${r.path}/`) ? 'active' : undefined}>
+              {r.nav!.label}
+              {Count && <Count />}
+            </Link>
+          );
+        })}
         {/* Served by the API itself (Swagger UI over /v1/openapi.json), so a full page load, not a client route. */}
         <a href="/docs" className="sidenav-docs">
           API reference

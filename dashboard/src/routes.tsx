@@ -7,6 +7,7 @@ import { EndpointsPage } from './pages/endpoints';
 import { EventPage } from './pages/event';
 import { EventsPage } from './pages/events';
 import { FirstRunPage } from './pages/first-run';
+import { IssuePage, IssuesPage, OpenIssuesCount } from './pages/issues';
 import { MembersPage } from './pages/members';
 import { MetricsPage } from './pages/metrics';
 import { TemplatePage, TemplatesPage } from './pages/templates';
@@ -16,8 +17,8 @@ export interface RouteDef {
   /** wouter pattern, e.g. `/endpoints/:id`. */
   path: string;
   component: ComponentType;
-  /** Shown in the side navigation when set, in `order`. */
-  nav?: { label: string; order: number };
+  /** Shown in the side navigation when set, in `order`; `count` renders beside the label (e.g. open issues). */
+  nav?: { label: string; order: number; count?: ComponentType };
 }
 
 /**
@@ -28,6 +29,8 @@ export const ROUTES: RouteDef[] = [
   { path: '/start', component: FirstRunPage, nav: { label: 'Get started', order: 5 } },
   { path: '/events', component: EventsPage, nav: { label: 'Events', order: 10 } },
   { path: '/events/:id', component: EventPage },
+  { path: '/issues', component: IssuesPage, nav: { label: 'Issues', order: 15, count: OpenIssuesCount } },
+  { path: '/issues/:id', component: IssuePage },
   { path: '/dead-letters', component: DeadLettersPage, nav: { label: 'Dead letters', order: 20 } },
   { path: '/endpoints', component: EndpointsPage, nav: { label: 'Endpoints', order: 30 } },
   { path: '/endpoints/:id', component: EndpointPage },

@@ -211,9 +211,10 @@ describeInBrowser('dashboard pages: templates, transforms, destinations, dead le
     await nav(page, 'Metrics');
     await page.getByLabel('Totals').getByText('Events received').waitFor();
     // Events, deliveries, success rate and latency: four uPlot canvases. Two Test events were sent so far, and the
-    // dead letter above made one operational event on the project's system source (docs/operational-events.md).
+    // failing destination above made two operational events on the project's system source (docs/operational-events.md):
+    // its issue's opening (the first failure) and its dead letter.
     await page.locator('[data-testid=chart] canvas').nth(3).waitFor();
-    expect(Number(await page.locator('.tile', { hasText: 'Events received' }).locator('.tile-value').textContent())).toBe(3);
+    expect(Number(await page.locator('.tile', { hasText: 'Events received' }).locator('.tile-value').textContent())).toBe(4);
     await page.getByRole('table', { name: 'Latency per destination' }).getByText('Flaky receiver').waitFor();
     await env.screenshot('metrics');
     await page.getByRole('button', { name: 'Week' }).click();

@@ -209,11 +209,19 @@ describe('operational events (real PostgreSQL, Temporal server, worker and publi
     const events = await Promise.all([1, 2, 3].map(() => insertEvent(container(), scene.endpoint)));
     for (const id of events) await waitForStatus(container(), (await waitForDeliveries(container(), id, 1))[0].id, ['failed']);
 
-    // Every dead letter is counted once, in at most two events (the first at once, the rest at the window's end).
+    // Every dead letter is counted once; fewer events than dead letters unless the failures were a window apart.
     const deadLettersOf = async (id: string) => (await storedOperationalEvents(scene)).filter((e) => e.event_type === 'relay.delivery.dead_lettered' && e.payload.data.destination.id === id);
     await until(async () => (await deadLettersOf(noisy.id)).reduce((n, e) => n + e.payload.count, 0) === 3);
     const aboutNoisy = await deadLettersOf(noisy.id);
-    expect(aboutNoisy.length).toBeLessThanOrEqual(2);
+    // At most one per window (3 s here): each event is stored at least a window after the one before, however the
+    // burst was spread (a loaded machine may spread it; test/operational-events/coalescing.test.ts fixes the timing).
+    const gaps = await sql<{ apart: boolean }>(
+      container(),
+      `select created_at - lag(created_at) over (order by created_at) >= interval '3 seconds' as apart from events
+        where endpoint_id = ? and event_type = 'relay.delivery.dead_lettered' and payload->'data'->'destination'->>'id' = ? order by created_at`,
+      [(await systemSourceOf(scene)).id, noisy.id],
+    );
+    expect(gaps.slice(1).every((g) => g.apart)).toBe(true);
     expect(aboutNoisy.every((e) => e.status === 'received')).toBe(true);
     for (const { payload } of aboutNoisy) expect(payload.first_occurred_at <= payload.occurred_at).toBe(true);
 

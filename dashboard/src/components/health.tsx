@@ -24,7 +24,16 @@ export function HealthBadge({ health, circuit }: { health?: Health; circuit?: { 
 }
 
 /** The detail pages' health card. */
-export function HealthCard({ health, circuit }: { health?: Health; circuit?: { state: string; consecutiveFailures: number; nextProbeAt: string | null; lastError: string | null } }) {
+export function HealthCard({
+  health,
+  circuit,
+  extra = [],
+}: {
+  health?: Health;
+  circuit?: { state: string; consecutiveFailures: number; nextProbeAt: string | null; lastError: string | null };
+  /** Rows the page adds at the end (a destination's issues). */
+  extra?: [string, React.ReactNode][];
+}) {
   if (!health) return null;
   const rows: [string, React.ReactNode][] = [
     ['state', <HealthBadge health={health} circuit={circuit} key="s" />],
@@ -35,6 +44,7 @@ export function HealthCard({ health, circuit }: { health?: Health; circuit?: { s
   ];
   if (circuit) rows.push(['circuit', `${circuit.state.replace('_', '-')}${circuit.consecutiveFailures ? `, ${circuit.consecutiveFailures} failures in a row` : ''}${circuit.nextProbeAt ? `, next probe ${new Date(circuit.nextProbeAt).toLocaleTimeString()}` : ''}`]);
   if (health.cliOnline != null) rows.push(['CLI', health.cliOnline ? 'online (a relay listen holds it)' : 'offline']);
+  rows.push(...extra);
   return (
     <section className="card" aria-label="Health" data-testid="health">
       <h2>Health</h2>

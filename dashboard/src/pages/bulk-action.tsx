@@ -17,6 +17,8 @@ export interface BulkFilter {
   eventTypePrefix?: string;
   createdAfter?: string;
   createdBefore?: string;
+  /** The deliveries an issue affected (docs/issues.md). */
+  issueId?: string;
 }
 
 const PREVIEW = gql`query PreviewBulkAction($projectId: ID, $input: BulkPreviewInput!) { previewBulkAction(projectId: $projectId, input: $input) { count max } }`;
@@ -35,7 +37,7 @@ interface Progress {
 
 const newKey = () => (typeof crypto !== 'undefined' && 'randomUUID' in crypto ? crypto.randomUUID() : `${Date.now()}-${Math.random()}`);
 
-export function BulkActionPanel(props: { kind: 'retry' | 'cancel'; filter: BulkFilter; onClose: () => void; onDone?: () => void }) {
+export function BulkActionPanel(props: { kind: 'retry' | 'cancel'; filter: BulkFilter; onClose: () => void; onDone?: () => void; /** What the matching deliveries are called. */ noun?: string }) {
   const { kind, filter } = props;
   const key = useRef(newKey());
   const input = { kind, filter };
@@ -57,7 +59,7 @@ export function BulkActionPanel(props: { kind: 'retry' | 'cancel'; filter: BulkF
   const count = preview?.previewBulkAction.count;
   const max = preview?.previewBulkAction.max ?? 0;
   const verb = kind === 'retry' ? 'Retry' : 'Cancel';
-  const noun = kind === 'retry' ? `${filter.status ?? 'failed'} deliveries` : 'pending deliveries';
+  const noun = props.noun ?? (kind === 'retry' ? `${filter.status ?? 'failed'} deliveries` : 'pending deliveries');
 
   return (
     <section className="card" aria-label={`Bulk ${kind}`} data-testid="bulk-panel">

@@ -6,6 +6,7 @@ import { Can, ConfirmButton, EmptyState, ErrorMessage, Field, type Health, HEALT
 import { useProjectMutation, useProjectQuery } from '../lib/hooks';
 import { useCan } from '../lib/session';
 import { BulkActionPanel } from './bulk-action';
+import { DESTINATION_ISSUES_FIELDS, type DestinationIssues, DestinationIssuesLink } from './issues';
 
 /** Destinations: list, create, edit, delete, and the webhook signing secret (rotate with overlap, cut over, clear). */
 
@@ -72,6 +73,7 @@ const LIST = gql`query Destinations($projectId: ID, $cursor: String) {
   destinations(projectId: $projectId, cursor: $cursor, limit: 50) { data { ${FIELDS} } nextCursor } }`;
 const ONE = gql`query Destination($projectId: ID, $id: ID!) {
   destination(projectId: $projectId, id: $id) { ${FIELDS} linkedEndpoints { id name } }
+  ${DESTINATION_ISSUES_FIELDS}
   deliveries(projectId: $projectId, destinationId: $id, limit: 10) { data { id eventId status deadLetteredAt attemptCount createdAt } } }`;
 export const CREATE_DESTINATION = gql`mutation CreateDestination($projectId: ID, $input: DestinationInput!) {
   createDestination(projectId: $projectId, input: $input) { id name signingSecret signatureScheme } }`;
@@ -313,7 +315,7 @@ function CreateDestination({ onCreated, onOpen }: { onCreated: () => void; onOpe
 
 export function DestinationPage() {
   const { id } = useParams<{ id: string }>();
-  const [{ data, error }, refetch] = useProjectQuery<{ destination: Destination; deliveries: { data: RecentDelivery[] } }>(ONE, { id });
+  const [{ data, error }, refetch] = useProjectQuery<{ destination: Destination; deliveries: { data: RecentDelivery[] } } & DestinationIssues>(ONE, { id });
   // No normalized cache: a mutation's answer does not update this query, so re-read after each change.
   const reload = () => refetch({ requestPolicy: 'network-only' });
   const [deleted, remove] = useProjectMutation(DELETE);
@@ -348,7 +350,7 @@ export function DestinationPage() {
       <div className="grid2">
         {canWrite ? <EditDestination destination={d} onSaved={reload} /> : <DestinationSummary destination={d} />}
         {d.type === 'webhook' && <SigningSecret destination={d} onChanged={reload} />}
-        <HealthCard health={d.health} circuit={d.circuit} />
+        <HealthCard health={d.health} circuit={d.circuit} extra={d.type === 'cli' ? [] : [['issues', <DestinationIssuesLink key="issues" destinationId={d.id} issues={data} />]]} />
         <section className="card" aria-label="Linked endpoints">
           <h2>Linked endpoints</h2>
           {d.linkedEndpoints?.length ? (
