@@ -1,4 +1,5 @@
 import type { Knex } from '@mikro-orm/postgresql';
+import type { Logger } from '../common/logger';
 import { RawJson } from '../common/raw-json';
 import type { SecretBox } from '../common/secret-box';
 import type { CliForwarder, CliForwardOut } from '../cli-sessions/cli-forwarder';
@@ -21,6 +22,7 @@ export interface PipelineDeps {
   secrets: SecretBox;
   cooldowns: PlatformCooldowns;
   knex: Knex;
+  log: Pick<Logger, 'error'>;
   /** `cli` destinations: the hand-off to the `listen` tunnel (src/cli-sessions/cli-forwarder.ts). */
   cliForwarder: Pick<CliForwarder, 'begin'>;
 }
@@ -28,6 +30,10 @@ export interface PipelineDeps {
 /** docs/behaviour.md#private-networks: development and test allow private addresses; production only when told to. */
 export function allowPrivateNetworks(config: Pick<Config, 'NODE_ENV' | 'RELAY_ALLOW_PRIVATE_NETWORKS'>): boolean {
   return config.NODE_ENV !== 'production' || config.RELAY_ALLOW_PRIVATE_NETWORKS;
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
 }
 
 /** The template config and transform expression the route picked (one query; none when nothing is picked). */
@@ -49,15 +55,15 @@ async function loadRoute(knex: Knex, ctx: AttemptContext): Promise<{ templateCon
  * problem: a failure is a SendResult, `permanent` when retrying cannot help
  * (a transform or template error, docs/behaviour.md#transforms; missing configuration). A `cli`
  * destination's forward is handed to the tunnel and not waited for (CliForwardOut).
+ * Reading the route may throw (a database error): the activity's own retry is for that.
  */
 export async function sendAttempt(ctx: AttemptContext, deps: PipelineDeps): Promise<SendResult | CliForwardOut> {
   const { destination } = ctx;
   const timeoutMs = deps.config.RELAY_DELIVERY_TIMEOUT_MS;
+  const route = await loadRoute(deps.knex, ctx);
+  const transformed = route.transformExpression !== null;
   let formatted: FormattedDelivery;
-  let transformed = false;
   try {
-    const route = await loadRoute(deps.knex, ctx);
-    transformed = route.transformExpression !== null;
     formatted = await formatDelivery({
       destinationType: destination.type,
       ...route,
@@ -70,7 +76,11 @@ export async function sendAttempt(ctx: AttemptContext, deps: PipelineDeps): Prom
     if (err instanceof TransformError || err instanceof TemplateRenderError) {
       return notSent(ctx.payload, err.message, { permanent: true, failure: err instanceof TransformError ? 'transform_error' : 'template_error' });
     }
-    throw err;
+    // A fault of ours, not of the template or transform: a failed attempt like any other, so the destination's
+    // retry policy bounds it (a fixed worker may yet deliver it) and the last one dead-letters it with this reason.
+    // Rethrown, the activity's retry would repeat it forever.
+    deps.log.error({ err, deliveryId: ctx.deliveryId, destinationId: destination.id }, 'formatting a delivery failed unexpectedly');
+    return notSent(ctx.payload, `Internal error while formatting the message (not a template or transform error): ${errorText(err)}`);
   }
 
   if (destination.type === 'webhook') {

@@ -16,6 +16,19 @@ import {
 } from './harness';
 import type { Receiver } from './receiver';
 
+/** Set, the renderer throws it: stands for a bug in our code (no known input makes it throw), not a template error. */
+let mockRenderBug: Error | null = null;
+jest.mock('../../src/formatting/index', () => {
+  const actual = jest.requireActual('../../src/formatting/index');
+  return {
+    ...actual,
+    renderMessage: (...args: Parameters<typeof actual.renderMessage>) => {
+      if (mockRenderBug) throw mockRenderBug;
+      return actual.renderMessage(...args);
+    },
+  };
+});
+
 describe('what one attempt sends and records', () => {
   let stack: DeliveryStack;
   let t: TestContainer;
@@ -85,6 +98,21 @@ describe('what one attempt sends and records', () => {
     expect(attempts[0].error).toMatch(/nope/);
     expect((await deliveriesOf(t.container, eventId))[0].dead_lettered_at).not.toBeNull();
     expect(receiver.requests).toHaveLength(0);
+  });
+
+  it('an unexpected exception while rendering is a failed attempt: retried per the policy, then dead-lettered with the reason', async () => {
+    mockRenderBug = new TypeError("Cannot read properties of undefined (reading 'fields')");
+    try {
+      await scene.destination(receiver.url, { type: 'chat_b', retryPolicy: { max_attempts: 2, backoff: [1] } });
+      const { result, attempts, eventId } = await deliverOne();
+      expect(result).toBe('failed');
+      expect(attempts.map((a) => [a.attempt_number, a.status, a.status_code])).toEqual([[1, 'retrying', null], [2, 'failed', null]]);
+      for (const a of attempts) expect(a.error).toBe("Internal error while formatting the message (not a template or transform error): TypeError: Cannot read properties of undefined (reading 'fields')");
+      expect((await deliveriesOf(t.container, eventId))[0].dead_lettered_at).not.toBeNull();
+      expect(receiver.requests).toHaveLength(0);
+    } finally {
+      mockRenderBug = null;
+    }
   });
 
   it("renders a chat destination's template and sends the platform's shape", async () => {
