@@ -39,6 +39,12 @@ describeInBrowser('dashboard accessibility (axe-core)', () => {
     await gql('mutation ($p: ID, $e: ID!) { createFilterGroup(projectId: $p, endpointId: $e, input: { name: "Pushes only", logic: "AND", conditions: [{ field: "body.action", operator: "exists", value: "" }] }) { id } }', { e: endpoint });
     const event = (await gql('mutation ($p: ID, $e: ID!) { sendTestEvent(projectId: $p, endpointId: $e) { eventId } }', { e: endpoint })).sendTestEvent.eventId;
     await gql('mutation ($p: ID) { createApiKey(projectId: $p, name: "CI") { id } }');
+    // A Test event through a source without filters: its first attempt is refused (nothing listens on port 9), an issue opens.
+    const unfiltered = (await gql('mutation ($p: ID) { createEndpoint(projectId: $p, input: { name: "Billing" }) { id } }')).createEndpoint.id;
+    await gql('mutation ($p: ID, $e: ID!, $d: ID!) { createLink(projectId: $p, endpointId: $e, input: { destinationId: $d }) { id } }', { e: unfiltered, d: destination });
+    await gql('mutation ($p: ID, $e: ID!) { sendTestEvent(projectId: $p, endpointId: $e) { eventId } }', { e: unfiltered });
+    let issue: string | undefined;
+    while (!(issue = (await gql('query ($p: ID) { issues(projectId: $p) { data { id } } }')).issues.data[0]?.id)) await new Promise((r) => setTimeout(r, 250));
     const organizationId = (await graphql(env.baseUrl, '{ organizations { data { id } } }', {}, token)).organizations.data[0].id;
     // The link's path, on the origin this browser is signed in on (PUBLIC_BASE_URL names localhost, the browser 127.0.0.1).
     inviteUrl = new URL((await gql('mutation ($o: ID!) { createInvite(organizationId: $o, email: "someone@example.test", role: "viewer") { url } }', { o: organizationId })).createInvite.url).pathname;
@@ -47,6 +53,8 @@ describeInBrowser('dashboard accessibility (axe-core)', () => {
       'get started, at its test step': `/start?source=${endpoint}&destination=${destination}&event=${event}`,
       events: '/events',
       event: `/events/${event}`,
+      issues: '/issues',
+      issue: `/issues/${issue}`,
       'dead letters': '/dead-letters',
       endpoints: '/endpoints',
       endpoint: `/endpoints/${endpoint}`,
