@@ -113,4 +113,21 @@ describeInBrowser('dashboard: issues', () => {
     expect(page.url()).toContain(`/issues/${(await issues())[0].id}`);
     await issuesTable(page).getByText('resolved', { exact: true }).waitFor();
   });
+
+  it("an operational event's dashboard_url opens its issue in its project, whichever project was open", async () => {
+    const { page } = env;
+    const organizationId = (await gqlAsOwner('{ organizations { data { id } } }')).organizations.data[0].id;
+    await gqlAsOwner('mutation ($o: ID!) { createProject(organizationId: $o, input: { name: "Staging" }) { id } }', { o: organizationId });
+    await page.reload();
+    await page.getByRole('combobox', { name: 'Project' }).selectOption({ label: 'Staging' });
+    await page.getByRole('heading', { name: 'Events' }).waitFor();
+    await navLink(page).click();
+    await page.getByText('No issues yet').waitFor();
+
+    const [{ id }] = await issues();
+    const url = new URL(`/issues/${id}?project=${projectId}`, env.baseUrl);
+    await page.goto(url.pathname + url.search);
+    await page.getByRole('heading', { name: 'Issues / Orders hook · HTTP 5xx' }).waitFor();
+    expect(await page.getByRole('combobox', { name: 'Project' }).inputValue()).toBe(projectId);
+  });
 });

@@ -66,7 +66,8 @@ export function WorkspaceProvider({ children, fallback }: { children: ReactNode;
     query: WORKSPACE,
     requestPolicy: 'network-only',
   });
-  const [projectId, setProjectId] = useState(() => localStorage.getItem(PROJECT_KEY));
+  // A link may name its project (`?project=`, as operational events' dashboard_url does): it wins over the last one used.
+  const [projectId, setProjectId] = useState(() => new URLSearchParams(window.location.search).get('project') ?? localStorage.getItem(PROJECT_KEY));
   const selectProject = useCallback((id: string) => {
     localStorage.setItem(PROJECT_KEY, id);
     setProjectId(id);
