@@ -52,7 +52,9 @@ export const createDestinationInput = z.object({
   name: z.string().trim().min(1).max(100),
   type: z.enum(API_DESTINATION_TYPES, { message: `must be one of ${API_DESTINATION_TYPES.join(', ')} (cli destinations are created by the CLI)` }),
   webhook_url: webhookUrl.optional(),
-  bot_token: botToken.optional(),
+  bot_token: botToken
+    .optional()
+    .describe("Chat destinations. Sends through the platform's API root, which the server must set (GET /v1/destination-platforms); otherwise 400 platform_not_configured."),
   // Signed by default: absent generates a secret (shown once in the answer), null asks for unsigned deliveries.
   signing_secret: signingSecretSchema
     .nullable()

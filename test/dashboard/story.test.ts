@@ -34,6 +34,8 @@ describeInBrowser('dashboard: sign up, endpoint, destination, link, Test, live e
   const email = `owner-${Date.now()}@example.test`;
   let signingSecret = '';
   let eventId = '';
+  /** A page in the side navigation, by its exact label: pages also link to each other (`Open Orders →`, an event's source). */
+  const navLink = (name: string) => env.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
 
   beforeAll(async () => {
     receiver = await gatedReceiver();
@@ -61,7 +63,7 @@ describeInBrowser('dashboard: sign up, endpoint, destination, link, Test, live e
 
   it('creates an endpoint and shows its signing secret once', async () => {
     const { page } = env;
-    await page.getByRole('link', { name: 'Endpoints' }).click();
+    await navLink('Endpoints').click();
     await page.getByRole('button', { name: 'New endpoint' }).click();
     await page.getByLabel('Name', { exact: true }).fill('Orders');
     // A bad slug: the API's message appears under the field.
@@ -134,15 +136,15 @@ describeInBrowser('dashboard: sign up, endpoint, destination, link, Test, live e
 
   it('the other screens render: dead letters, endpoints, and the events list at phone width', async () => {
     const { page } = env;
-    await page.getByRole('link', { name: 'Dead letters' }).click();
+    await navLink('Dead letters').click();
     await page.getByText('The dead-letter queue is empty').waitFor();
     await env.screenshot('dead-letters');
-    await page.getByRole('link', { name: 'Endpoints' }).click();
+    await navLink('Endpoints').click();
     await page.getByRole('table', { name: 'Endpoints' }).getByRole('link', { name: 'Orders', exact: true }).waitFor();
     await env.screenshot('endpoints');
     await page.setViewportSize({ width: 390, height: 800 });
     await page.getByRole('button', { name: 'Menu' }).click();
-    await page.getByRole('link', { name: 'Events', exact: true }).click();
+    await navLink('Events').click();
     // The event id column is hidden at phone width; the row is there.
     await page.getByRole('table', { name: 'Events' }).getByRole('row').filter({ hasText: 'received' }).first().waitFor();
     await env.screenshot('events-phone');

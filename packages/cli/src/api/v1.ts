@@ -1473,6 +1473,7 @@ export interface components {
             /** @enum {string} */
             type: "chat_b" | "chat_a" | "chat_c" | "webhook";
             webhook_url?: string & (unknown & unknown);
+            /** @description Chat destinations. Sends through the platform's API root, which the server must set (GET /v1/destination-platforms); otherwise 400 platform_not_configured. */
             bot_token?: string;
             /** @description Webhook only. Absent: a secret is generated and shown once in the answer; null: deliveries are not signed. */
             signing_secret?: string | null;
