@@ -130,4 +130,34 @@ describeInBrowser('dashboard: issues', () => {
     await page.getByRole('heading', { name: 'Issues / Orders hook · HTTP 5xx' }).waitFor();
     expect(await page.getByRole('combobox', { name: 'Project' }).inputValue()).toBe(projectId);
   });
+
+  it('a viewer sees the issues and the open count, with no action, and is refused nothing', async () => {
+    const organizationId = (await gqlAsOwner('{ organizations { data { id } } }')).organizations.data[0].id;
+    const viewerEmail = `viewer-${Date.now()}@example.test`;
+    const invite = await gqlAsOwner('mutation ($o: ID!, $e: String!) { createInvite(organizationId: $o, email: $e, role: "viewer") { token } }', { o: organizationId, e: viewerEmail });
+    await graphql(env.baseUrl, 'mutation ($i: SignupInput!) { signup(input: $i) { accessToken } }', { i: { email: viewerEmail, password: PASSWORD, inviteToken: invite.createInvite.token } });
+    // A new open issue: the receiver fails again.
+    receiver.respond = () => ({ status: 404, body: 'no such hook' });
+    await gqlAsOwner('mutation ($p: ID, $e: ID!) { sendTestEvent(projectId: $p, endpointId: $e) { eventId } }', { e: endpointId });
+    await eventually(issues, (list) => list.some((i) => i.state === 'open'));
+
+    const context = await env.browser.newContext({ baseURL: env.baseUrl, viewport: { width: 1280, height: 800 } });
+    const answers: Promise<string>[] = [];
+    context.on('response', (r) => void (r.url().endsWith('/graphql') && answers.push(r.text().catch(() => ''))));
+    try {
+      const page = await context.newPage();
+      await logIn(page, viewerEmail, PASSWORD);
+      await page.getByRole('combobox', { name: 'Project' }).selectOption(projectId);
+      await navLink(page).getByTestId('open-issues').getByText('1').waitFor();
+      await navLink(page).click();
+      const rows = issuesTable(page).getByRole('row');
+      await rows.filter({ hasText: 'HTTP 4xx' }).getByText('open', { exact: true }).waitFor();
+      await rows.filter({ hasText: 'HTTP 5xx' }).getByText('resolved', { exact: true }).waitFor();
+      expect(await issuesTable(page).getByRole('button').count()).toBe(0);
+      await page.waitForLoadState('networkidle').catch(() => undefined);
+      expect((await Promise.all(answers)).filter((body) => body.includes('"errors"'))).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
 });
