@@ -1,4 +1,4 @@
-import { type ReactNode, useEffect, useState } from 'react';
+import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { gql } from 'urql';
 import { Link, useLocation, useParams } from 'wouter';
 import { EmptyState, ErrorMessage, Page, Pager, Table, Time } from '../components';
@@ -93,8 +93,13 @@ export function OpenIssuesCount() {
       clearInterval(t);
     };
   }, [refetch]);
-  // A page change is a moment the user looks at the navigation: read the count afresh.
-  useEffect(() => refetch({ requestPolicy: 'network-only' }), [location, refetch]);
+  // A page change is a moment the user looks at the navigation: read the count afresh (the first page's read is the query's own).
+  const shownAt = useRef(location);
+  useEffect(() => {
+    if (shownAt.current === location) return;
+    shownAt.current = location;
+    refetch({ requestPolicy: 'network-only' });
+  }, [location, refetch]);
   const open = data?.issueCounts.open ?? 0;
   if (!open) return null;
   return (
