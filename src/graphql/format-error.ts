@@ -40,17 +40,20 @@ export function formatGraphQLError(formatted: GraphQLFormattedError, error: unkn
   };
 }
 
-/** The error behind a GraphQL error that answers 5xx (a bug, a lost database): what is logged, with its stack. */
-function serverFault(error: GraphQLError): Error | undefined {
-  const original = error.originalError;
-  return original && toAppError(original).status >= 500 ? original : undefined;
-}
-
-/** Logs each error of one operation that answers 5xx, with its stack and the operation's request id. */
-export function logServerFaults(log: Logger, requestId: string, errors: readonly GraphQLError[]): void {
+/**
+ * Logs each error of one operation by what it answers: a server fault (5xx: a bug, a lost database) at `error` with
+ * its stack; a client's mistake (4xx: a syntax or validation error, a missing resource) at `info`, without a stack
+ * and without its message (it may quote the variables sent). Both carry the operation's request id.
+ */
+export function logOperationErrors(log: Logger, requestId: string, errors: readonly GraphQLError[]): void {
   for (const error of errors) {
-    const err = serverFault(error);
-    if (err) log.error({ err, requestId, path: error.path?.join('.') }, 'GraphQL operation failed');
+    const { extensions } = formatGraphQLError(error.toJSON(), error);
+    const path = error.path?.join('.');
+    if (typeof extensions?.status === 'number' && extensions.status < 500) {
+      log.info({ requestId, path, code: extensions.code, status: extensions.status }, 'GraphQL request refused');
+    } else {
+      log.error({ err: error.originalError ?? error, requestId, path }, 'GraphQL operation failed');
+    }
   }
 }
 
@@ -65,18 +68,18 @@ export function withRequestId(errors: readonly GraphQLFormattedError[], requestI
 
 /** The same for an operation over graphql-ws, whose results are formatted by the hooks rather than by Apollo. */
 export function formatOperationErrors(log: Logger, requestId: string, errors: readonly GraphQLError[]): GraphQLFormattedError[] {
-  logServerFaults(log, requestId, errors);
+  logOperationErrors(log, requestId, errors);
   return withRequestId(
     errors.map((e) => formatGraphQLError(e.toJSON(), e)),
     requestId,
   );
 }
 
-/** Apollo (HTTP): server faults are logged with the request id (the `X-Request-Id` of the answer), which their errors carry. */
+/** Apollo (HTTP): errors are logged with the request id (the `X-Request-Id` of the answer), which server faults' errors carry. */
 export function serverFaultPlugin(log: Logger): ApolloServerPlugin<GraphQLContext> {
   return {
     requestDidStart: async () => ({
-      didEncounterErrors: async ({ errors, contextValue }) => logServerFaults(log, contextValue.ctx.requestId, errors),
+      didEncounterErrors: async ({ errors, contextValue }) => logOperationErrors(log, contextValue.ctx.requestId, errors),
       willSendResponse: async ({ response, contextValue }) => {
         const result = response.body.kind === 'single' ? response.body.singleResult : undefined;
         if (result?.errors) result.errors = withRequestId(result.errors, contextValue.ctx.requestId);

@@ -4,7 +4,7 @@ import type { Context, Next } from 'koa';
 import { AppError } from '../common/errors';
 import type { Logger } from '../common/logger';
 
-/** Maps every thrown error to the body of docs/behaviour.md#errors; unknown errors become a logged 500. */
+/** Maps every thrown error to the body of docs/behaviour.md#errors; unknown errors become a 500 logged with its stack, client errors an `info` line. */
 export function errorMiddleware(log: Logger) {
   return async (ctx: Context, next: Next): Promise<void> => {
     try {
@@ -18,6 +18,9 @@ export function errorMiddleware(log: Logger) {
         log.error({ err, requestId: ctx.state.requestId, path: ctx.path }, 'request failed');
         // The id the log line carries (also the X-Request-Id header), so that a report can be matched to it.
         body.error.details = { ...body.error.details, request_id: ctx.state.requestId };
+      } else if (!ctx.path.startsWith('/hooks/')) {
+        // A client's mistake, not a fault here: no stack. Ingress refusals (senders' traffic, any volume) are counted, not logged.
+        log.info({ requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, status: appError.status, code: appError.code }, 'request refused');
       }
       ctx.status = appError.status;
       ctx.body = body;

@@ -60,9 +60,13 @@ describe('GraphQL syntax and validation errors', () => {
   });
 });
 
-/** A server fault (here: a table PostgreSQL no longer has) is logged with its stack and a request id that the answer carries, in every transport. */
-describe('server faults: logged with a request id the answer carries', () => {
-  const logLines: Array<{ msg: string; requestId?: string; err?: { stack?: string } }> = [];
+/**
+ * A server fault (here: a table PostgreSQL no longer has) is logged with its stack and a request id that the answer
+ * carries, in every transport; a client's mistake is logged at `info`, without a stack, so an operator alerting on
+ * `error` lines is not paged by a client's typo.
+ */
+describe('server faults: logged with a request id the answer carries; client mistakes are not errors', () => {
+  const logLines: Array<{ level: number; msg: string; requestId?: string; err?: { stack?: string }; code?: string }> = [];
   let env: { container: AppContainer; db: TestDatabase };
   let server: ApiServer;
   let base: string;
@@ -72,7 +76,7 @@ describe('server faults: logged with a request id the answer carries', () => {
   beforeAll(async () => {
     const db = await createTestDatabase();
     const config = testConfig({ DATABASE_URL: db.url });
-    env = { db, container: await createContainer(config, pino({ level: 'error' }, { write: (line: string) => logLines.push(JSON.parse(line)) })) };
+    env = { db, container: await createContainer(config, pino({ level: 'info' }, { write: (line: string) => logLines.push(JSON.parse(line)) })) };
     server = await startApiServer(env.container, 0, '127.0.0.1');
     base = server.url;
     const ws = await createWorkspace(env.container.orm.em.fork());
@@ -109,5 +113,33 @@ describe('server faults: logged with a request id the answer carries', () => {
     expect(res.status).toBe(500);
     expect(res.body.error).toMatchObject({ code: 'internal_error', details: { request_id: res.headers.get('x-request-id') } });
     expect(loggedWith(res.headers.get('x-request-id'))).toEqual([expect.objectContaining({ msg: 'request failed', err: expect.objectContaining({ stack: expect.any(String) }) })]);
+  });
+
+  it('logs client mistakes (GraphQL syntax, validation, variables, a missing resource; REST 4xx) at info without a stack', async () => {
+    const errorsBefore = logLines.filter((l) => l.level >= 50).length;
+    const refused = [
+      await gql(base, '{ projects { data { id } ', {}, { token }),
+      await gql(base, '{ projects { data { nope } } }', {}, { token }),
+      await gql(base, 'query($limit: Int) { projects(limit: $limit) { data { id } } }', { limit: 'many' }, { token }),
+      await gql(base, '{ event(id: "0190d6a0-0000-7000-8000-000000000000") { id } }', {}, { token }),
+    ];
+    expect(refused.map((r) => r.errors?.[0].extensions?.code)).toEqual(['graphql_parse_failed', 'graphql_validation_failed', 'graphql_validation_failed', 'not_found']);
+    const rested = [
+      await rest(base, 'GET', '/v1/endpoints/0190d6a0-0000-7000-8000-000000000000', { token }),
+      await rest(base, 'POST', '/v1/endpoints', { token, body: { name: '' } }),
+      await rest(base, 'GET', '/v1/projects'),
+      await rest(base, 'GET', '/v1/no-such-route', { token }),
+    ];
+    expect(rested.map((r) => r.status)).toEqual([404, 400, 401, 404]);
+    const live = liveClient(base, token).client;
+    expect((await subscribe(live, 'subscription { eventReceived { id ').next()).errors?.[0].extensions?.code).toBe('graphql_parse_failed');
+    await live.dispose();
+
+    expect(logLines.filter((l) => l.level >= 50).slice(errorsBefore)).toEqual([]);
+    for (const r of [...refused, ...rested]) {
+      const requestId = r.headers.get('x-request-id');
+      expect(loggedWith(requestId)).toEqual([expect.objectContaining({ level: 30, code: expect.any(String) })]);
+      expect(loggedWith(requestId)[0].err).toBeUndefined();
+    }
   });
 });
