@@ -22,5 +22,19 @@ describe('loadConfig', () => {
     const secrets = { NODE_ENV: 'production', RELAY_ENCRYPTION_KEYS: key, RELAY_JWT_SECRET: 'x'.repeat(32) };
     expect(() => loadConfig(secrets)).toThrow(/^DATABASE_URL: required in production \(postgres:\/\/.*\); relay start runs its own PostgreSQL only outside production$/);
     expect(() => loadConfig({ ...secrets, DATABASE_URL: 'postgres://relay@db/relay' })).toThrow(/^TEMPORAL_ADDRESS: required in production \(host:7233 /);
+    const services = { ...secrets, DATABASE_URL: 'postgres://relay@db/relay', TEMPORAL_ADDRESS: 'temporal:7233' };
+    expect(() => loadConfig(services)).toThrow(/^PUBLIC_BASE_URL: required in production \(https:\/\/relay\.example\.com: /);
+    expect(loadConfig({ ...services, PUBLIC_BASE_URL: 'https://relay.example.com/' }).publicBaseUrl).toBe('https://relay.example.com');
+  });
+
+  it('lets a command that builds no link run in production without PUBLIC_BASE_URL', () => {
+    const env = {
+      NODE_ENV: 'production',
+      RELAY_ENCRYPTION_KEYS: `k1:${Buffer.alloc(32, 1).toString('base64')}`,
+      RELAY_JWT_SECRET: 'x'.repeat(32),
+      DATABASE_URL: 'postgres://relay@db/relay',
+      TEMPORAL_ADDRESS: 'temporal:7233',
+    };
+    expect(() => loadConfig(env, { noLinks: true })).not.toThrow();
   });
 });

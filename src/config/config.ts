@@ -44,13 +44,13 @@ const chatApiRoot = (type: 'chat_a' | 'chat_b' | 'chat_c') =>
   });
 
 export const settingsSchema = z.object({
-  NODE_ENV: setting(z.enum(['development', 'production', 'test']).default('development'), '`production` requires the secrets, DATABASE_URL and TEMPORAL_ADDRESS, and refuses destinations on private networks'),
+  NODE_ENV: setting(z.enum(['development', 'production', 'test']).default('development'), '`production` requires the secrets, DATABASE_URL, TEMPORAL_ADDRESS and PUBLIC_BASE_URL, and refuses destinations on private networks'),
   LOG_LEVEL: setting(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), 'log level (`silent` … `trace`)'),
   LOG_FORMAT: setting(z.enum(['json', 'pretty']).optional(), '`json` lines or `pretty` readable lines', { defaultText: 'pretty on a terminal, else json' }),
 
   HOST: setting(z.string().min(1).default('127.0.0.1'), 'address the API listens on'),
   PORT: setting(int(0, 65535).default(3000), 'port the API listens on'),
-  PUBLIC_BASE_URL: setting(optionalUrl.optional(), 'base of the ingress URLs and links shown to users (the address users open)', { defaultText: 'http://localhost:$PORT' }),
+  PUBLIC_BASE_URL: setting(optionalUrl.optional(), 'base of the ingress URLs and links shown to users (the address users open)', { defaultText: 'http://localhost:$PORT outside production; required in production' }),
 
   DATABASE_URL: setting(optionalUrl.optional(), 'PostgreSQL connection string', { defaultText: 'relay start runs an embedded PostgreSQL under RELAY_DATA_DIR', secret: true }),
   DATABASE_POOL_MAX: setting(int(1, 200).default(20), 'database connections per process'),
@@ -187,8 +187,16 @@ function parseEncryptionKeys(raw: string | undefined): EncryptionKey[] {
   });
 }
 
+export interface LoadOptions {
+  /**
+   * The command builds no link for anyone (`relay migrate`): production does not require PUBLIC_BASE_URL of it.
+   * Every other process does: a worker puts it into operational events' `dashboard_url`, the API into ingress URLs.
+   */
+  noLinks?: boolean;
+}
+
 /** Parses `env` (default `process.env`); throws ConfigError naming the variable that is wrong. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, opts: LoadOptions = {}): Config {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -209,6 +217,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (!values.RELAY_JWT_SECRET) throw new ConfigError('RELAY_JWT_SECRET: required in production (32+ characters); make one with RELAY_JWT_SECRET=$(openssl rand -base64 48)');
     if (!values.DATABASE_URL) throw new ConfigError('DATABASE_URL: required in production (postgres://user:password@host:5432/db); relay start runs its own PostgreSQL only outside production');
     if (!values.TEMPORAL_ADDRESS) throw new ConfigError('TEMPORAL_ADDRESS: required in production (host:7233 of your Temporal cluster); relay start runs a Temporal dev server only outside production');
+    // Derived from PORT it would be a localhost address that users, senders and alert receivers cannot open.
+    if (!values.PUBLIC_BASE_URL && !opts.noLinks) {
+      throw new ConfigError('PUBLIC_BASE_URL: required in production (https://relay.example.com: the address users and senders reach); ingress URLs and dashboard links are built from it');
+    }
   }
   const publicBaseUrl = (values.PUBLIC_BASE_URL ?? `http://localhost:${values.PORT}`).replace(/\/$/, '');
   let oauthProviders: OAuthProviders;

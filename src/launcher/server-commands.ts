@@ -223,7 +223,7 @@ export async function worker(): Promise<void> {
 }
 
 export async function runMigrations(): Promise<void> {
-  const cfg = config();
+  const cfg = config(process.env, { noLinks: true });
   if (!cfg.DATABASE_URL) throw new ConfigError('DATABASE_URL: required by `relay migrate`');
   const { createOrm, migrate, ensureSearchAttributes, temporalSettings } = service();
   const orm = await createOrm(cfg.DATABASE_URL);

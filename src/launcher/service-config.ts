@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { createLogger } from '../common/logger';
-import { ConfigError, type Config, loadConfig } from '../config/config';
+import { ConfigError, type Config, type LoadOptions, loadConfig } from '../config/config';
 import { databasePoolMin, withWorkerPoolFloor } from '../config/database-pool';
 import { type EnvFile, applyEnvFile } from '../config/env-file';
 import { type Derived, describeSettings, envExample, unknownSettings } from '../config/settings-report';
@@ -30,12 +30,12 @@ function withEnvFileSource(err: unknown, envFile: EnvFile | undefined): unknown 
  * The configuration of a service command: `.env` applied first, an invalid value
  * naming the `.env` file it came from, unknown `RELAY_*` names warned about once.
  */
-export function serviceConfig(env: NodeJS.ProcessEnv = process.env): Config {
+export function serviceConfig(env: NodeJS.ProcessEnv = process.env, opts: LoadOptions = {}): Config {
   const loaded = loadEnvironment();
   const dataDir = env.RELAY_DATA_DIR ?? '.relay';
   let cfg: Config;
   try {
-    cfg = loadConfig(withDevSecrets(env, dataDir));
+    cfg = loadConfig(withDevSecrets(env, dataDir), opts);
   } catch (err) {
     throw withEnvFileSource(err, loaded.envFile);
   }
