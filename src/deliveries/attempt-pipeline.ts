@@ -9,7 +9,7 @@ import { TemplateRenderError } from '../formatting/errors';
 import { buildTemplateMeta, type FormattedDelivery, formatDelivery } from '../formatting/format-delivery';
 import { isChatPlatform } from '../formatting/index';
 import { defaultOperationalTemplate } from '../operational-events/default-templates';
-import { selectRoute } from '../routing/select-route';
+import { type SelectedRoute, selectRoute } from '../routing/select-route';
 import { sendChatMessage } from '../sending/chat.sender';
 import type { PlatformCooldowns } from '../sending/platform-cooldowns';
 import { notSent, type SendResult } from '../sending/send-result';
@@ -36,11 +36,9 @@ function errorText(err: unknown): string {
   return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
 }
 
-/** The template config and transform expression the route picked (one query; none when nothing is picked). */
-async function loadRoute(knex: Knex, ctx: AttemptContext): Promise<{ templateConfig: Record<string, unknown> | null; transformExpression: string | null }> {
-  if (!ctx.link) return { templateConfig: null, transformExpression: null };
-  const route = selectRoute(ctx.link, { headers: ctx.headers, body: ctx.payload });
-  if (!route.templateId && !route.transformId) return { templateConfig: null, transformExpression: null };
+/** The template config and transform expression of the picked route (one query; none when it picks nothing). */
+async function loadRoute(knex: Knex, ctx: AttemptContext, route: SelectedRoute | null): Promise<{ templateConfig: Record<string, unknown> | null; transformExpression: string | null }> {
+  if (!route || (!route.templateId && !route.transformId)) return { templateConfig: null, transformExpression: null };
   const { rows } = await knex.raw(
     `select (select config from message_templates where id = ? and project_id = ?) as template_config,
             (select expression from transforms where id = ? and project_id = ?) as transform_expression`,
@@ -50,17 +48,33 @@ async function loadRoute(knex: Knex, ctx: AttemptContext): Promise<{ templateCon
 }
 
 /**
+ * A fault of ours, not of the user's rule, template or transform: a failed attempt like any other, so the destination's
+ * retry policy bounds it (a fixed worker may yet deliver it) and the last one dead-letters it with this reason.
+ * Rethrown, the activity's retry would repeat it forever.
+ */
+function internalError(ctx: AttemptContext, deps: PipelineDeps, doing: string, err: unknown): SendResult {
+  deps.log.error({ err, deliveryId: ctx.deliveryId, destinationId: ctx.destination.id }, `internal error while ${doing}`);
+  return notSent(ctx.payload, `Internal error while ${doing}: ${errorText(err)}`);
+}
+
+/**
  * One attempt's work before recording: pick the route (docs/behaviour.md#routing-rules),
  * transform, render (chat types) and send. Never throws for a delivery
  * problem: a failure is a SendResult, `permanent` when retrying cannot help
  * (a transform or template error, docs/behaviour.md#transforms; missing configuration). A `cli`
  * destination's forward is handed to the tunnel and not waited for (CliForwardOut).
- * Reading the route may throw (a database error): the activity's own retry is for that.
+ * Reading the route's template and transform may throw (a database error): the activity's own retry is for that.
  */
 export async function sendAttempt(ctx: AttemptContext, deps: PipelineDeps): Promise<SendResult | CliForwardOut> {
   const { destination } = ctx;
   const timeoutMs = deps.config.RELAY_DELIVERY_TIMEOUT_MS;
-  const route = await loadRoute(deps.knex, ctx);
+  let selected: SelectedRoute | null;
+  try {
+    selected = ctx.link && selectRoute(ctx.link, { headers: ctx.headers, body: ctx.payload });
+  } catch (err) {
+    return internalError(ctx, deps, 'selecting a routing rule', err);
+  }
+  const route = await loadRoute(deps.knex, ctx, selected);
   const transformed = route.transformExpression !== null;
   let formatted: FormattedDelivery;
   try {
@@ -76,11 +90,7 @@ export async function sendAttempt(ctx: AttemptContext, deps: PipelineDeps): Prom
     if (err instanceof TransformError || err instanceof TemplateRenderError) {
       return notSent(ctx.payload, err.message, { permanent: true, failure: err instanceof TransformError ? 'transform_error' : 'template_error' });
     }
-    // A fault of ours, not of the template or transform: a failed attempt like any other, so the destination's
-    // retry policy bounds it (a fixed worker may yet deliver it) and the last one dead-letters it with this reason.
-    // Rethrown, the activity's retry would repeat it forever.
-    deps.log.error({ err, deliveryId: ctx.deliveryId, destinationId: destination.id }, 'formatting a delivery failed unexpectedly');
-    return notSent(ctx.payload, `Internal error while formatting the message (not a template or transform error): ${errorText(err)}`);
+    return internalError(ctx, deps, 'formatting the message (not a template or transform error)', err);
   }
 
   if (destination.type === 'webhook') {

@@ -29,6 +29,19 @@ jest.mock('../../src/formatting/index', () => {
   };
 });
 
+/** Set, selecting a routing rule throws it: stands for a bug in our code, not a rule the user saved (rules are validated on save). */
+let mockRouteBug: Error | null = null;
+jest.mock('../../src/routing/select-route', () => {
+  const actual = jest.requireActual('../../src/routing/select-route');
+  return {
+    ...actual,
+    selectRoute: (...args: Parameters<typeof actual.selectRoute>) => {
+      if (mockRouteBug) throw mockRouteBug;
+      return actual.selectRoute(...args);
+    },
+  };
+});
+
 describe('what one attempt sends and records', () => {
   let stack: DeliveryStack;
   let t: TestContainer;
@@ -112,6 +125,25 @@ describe('what one attempt sends and records', () => {
       expect(receiver.requests).toHaveLength(0);
     } finally {
       mockRenderBug = null;
+    }
+  });
+
+  it('an unexpected exception while selecting a routing rule is a failed attempt: retried per the policy, then dead-lettered with the reason', async () => {
+    mockRouteBug = new RangeError('Maximum call stack size exceeded');
+    try {
+      const em = t.container.orm.em.fork();
+      const destination = await createDestination(t.container, em, scene.project, { webhookUrl: receiver.url, retryPolicy: { max_attempts: 2, backoff: [1] } });
+      await linkEndpoint(em, scene.endpoint, destination, {
+        routingRules: [{ name: 'urgent', logic: 'AND', conditions: [{ field: 'body.level', operator: 'eq', value: 'high' }], transform_id: (await transform('{ "kind": "urgent" }')).id }],
+      });
+      const { result, attempts, eventId } = await deliverOne({ payload: { level: 'high' } });
+      expect(result).toBe('failed');
+      expect(attempts.map((a) => [a.attempt_number, a.status, a.status_code])).toEqual([[1, 'retrying', null], [2, 'failed', null]]);
+      for (const a of attempts) expect(a.error).toBe('Internal error while selecting a routing rule: RangeError: Maximum call stack size exceeded');
+      expect((await deliveriesOf(t.container, eventId))[0].dead_lettered_at).not.toBeNull();
+      expect(receiver.requests).toHaveLength(0);
+    } finally {
+      mockRouteBug = null;
     }
   });
 
