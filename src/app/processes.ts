@@ -23,6 +23,8 @@ export async function startApiProcess(container: AppContainer, port?: number): P
   const temporal = temporalSettings(container.config);
   if (temporal.tls || temporal.apiKey) await checkTemporalConnection(container.temporal, temporal);
   trackDeliveryBacklog(() => container.orm.em.getConnection().getKnex());
+  // Registered before the API's server, so it closes after it: Prometheus and the probes see the drain to its end.
+  await startMetricsListener(container, container.config.RELAY_METRICS_PORT, 'metrics at /metrics, health at /healthz and /readyz');
   const api = await startApiServer(container, port);
   container.onClose('http server', () => api.close());
   // Before anything else: leave /readyz and keep serving for the drain delay (src/health/drain.ts).
@@ -42,12 +44,7 @@ export async function startWorkerProcess(container: AppContainer, taskQueue?: st
   // Registered first so it runs last: the shared outbound HTTP pools close after the worker has stopped.
   container.onClose('outbound http', () => closeHttpAgents());
   trackDeliveryBacklog(() => container.orm.em.getConnection().getKnex());
-  const metricsPort = container.config.RELAY_WORKER_METRICS_PORT;
-  if (metricsPort !== undefined) {
-    const metrics = await startMetricsServer(metricsPort, container.config.HOST, () => readiness(container));
-    container.onClose('worker metrics', () => metrics.close());
-    container.log.info({ port: metrics.port }, 'worker metrics at /metrics, readiness at /readyz');
-  }
+  await startMetricsListener(container, container.config.RELAY_WORKER_METRICS_PORT, 'worker metrics at /metrics, readiness at /readyz');
   // The dispatcher first: fan-out needs only PostgreSQL, so deliveries appear while the worker connects.
   const dispatcher = new DeliveryDispatcher(container);
   await dispatcher.start();
@@ -78,4 +75,14 @@ export async function startWorkerProcess(container: AppContainer, taskQueue?: st
   const publisher = new OperationalEventPublisher(container);
   await publisher.start();
   container.onClose('operational events', () => publisher.stop());
+}
+
+/** The process's metrics listener (src/metrics/metrics-server.ts) on `port` of RELAY_METRICS_HOST, when a port is set. */
+async function startMetricsListener(container: AppContainer, port: number | undefined, line: string): Promise<void> {
+  if (port === undefined) return;
+  const { config } = container;
+  const host = config.RELAY_METRICS_HOST ?? config.HOST;
+  const metrics = await startMetricsServer({ port, host, ready: () => readiness(container), token: config.RELAY_METRICS_TOKEN });
+  container.onClose('metrics listener', () => metrics.close());
+  container.log.info({ host, port: metrics.port }, line);
 }

@@ -148,8 +148,19 @@ export const settingsSchema = z.object({
   RELAY_DRAIN_DELAY_MS: setting(int(0, 600_000).optional(), "after SIGTERM, how long an API process keeps serving while /readyz answers 503; above your load balancer's check period", { defaultText: '5000 in production, else 0' }),
   /** The built dashboard served at `/` (src/http/dashboard.ts); default dashboard/dist in the package. */
   RELAY_DASHBOARD_DIR: setting(z.string().min(1).optional(), 'the built dashboard served at /', { defaultText: 'dashboard/dist' }),
-  /** `relay worker` serves its own `/metrics` here (HOST); unset: no listener. `relay start` shows them on the API's `/metrics`. */
-  RELAY_WORKER_METRICS_PORT: setting(int(0, 65535).optional(), 'relay worker serves Prometheus /metrics on this port of HOST', { defaultText: 'no listener (relay start shows them on the API)' }),
+  /**
+   * The metrics listeners (src/metrics/metrics-server.ts): `/metrics`, `/healthz`, `/readyz` on a port apart from the public one.
+   * Who reads `/metrics` on the API's own port: src/metrics/metrics-access.ts.
+   */
+  RELAY_METRICS_PORT: setting(int(0, 65535).optional(), 'relay api serves Prometheus /metrics, /healthz and /readyz on this port of RELAY_METRICS_HOST', {
+    defaultText: 'no listener; outside production the API port serves /metrics',
+  }),
+  RELAY_WORKER_METRICS_PORT: setting(int(0, 65535).optional(), 'relay worker serves Prometheus /metrics, /healthz and /readyz on this port of RELAY_METRICS_HOST', { defaultText: 'no listener' }),
+  RELAY_METRICS_HOST: setting(z.string().min(1).optional(), 'address the metrics listeners (RELAY_METRICS_PORT, RELAY_WORKER_METRICS_PORT) listen on', { defaultText: 'HOST' }),
+  RELAY_METRICS_TOKEN: setting(z.string().min(16).optional(), 'bearer token every /metrics then requires (16+ characters); with it the API port serves /metrics in production too', {
+    defaultText: 'none',
+    secret: true,
+  }),
   /** OTLP/HTTP collector base URL (…/v1/traces is appended); unset: tracing off (src/telemetry/tracing.ts). */
   OTEL_EXPORTER_OTLP_ENDPOINT: setting(optionalUrl.optional(), 'export OpenTelemetry traces over OTLP/HTTP to this endpoint', { defaultText: 'tracing off' }),
 });

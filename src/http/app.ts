@@ -28,7 +28,7 @@ export function createHttpApp(container: AppContainer, rateLimiter: ManagementRa
   app.use(dashboardMiddleware(dashboardDir(container.config.RELAY_DASHBOARD_DIR)));
   app.use(rateLimiter.middleware);
 
-  const routers = [ingressRoutes(container), healthRoutes(container), metricsRoutes(), v1Router(container), apiDocsRouter()];
+  const routers = [ingressRoutes(container), healthRoutes(container), metricsRoutes(container.config), v1Router(container), apiDocsRouter()];
   for (const router of routers) app.use(router.routes()).use(router.allowedMethods());
   app.use(graphql);
   return app;

@@ -93,11 +93,20 @@ async function runUntilSignal(log: Logger, stopped: string[], stop: () => Promis
 
 /** The ports `relay start` will listen on: the API always, PostgreSQL and Temporal when it starts them itself. */
 function portsToStart(cfg: Config): NeededPort[] {
-  const ports: NeededPort[] = [{ setting: 'PORT', port: cfg.PORT, host: cfg.HOST, what: 'the HTTP API' }];
+  const ports = apiPorts(cfg);
   if (!cfg.DATABASE_URL) ports.push({ setting: 'RELAY_PG_PORT', port: cfg.RELAY_PG_PORT, host: '127.0.0.1', what: 'the embedded PostgreSQL' });
   if (!cfg.TEMPORAL_ADDRESS) {
     ports.push({ setting: 'RELAY_TEMPORAL_PORT', port: cfg.RELAY_TEMPORAL_PORT, host: '127.0.0.1', what: 'the Temporal dev server' });
     ports.push({ setting: 'RELAY_TEMPORAL_UI_PORT', port: cfg.RELAY_TEMPORAL_UI_PORT, host: '127.0.0.1', what: 'the Temporal web UI' });
+  }
+  return ports;
+}
+
+/** The API's port, and its metrics listener's when RELAY_METRICS_PORT is set. */
+function apiPorts(cfg: Config): NeededPort[] {
+  const ports: NeededPort[] = [{ setting: 'PORT', port: cfg.PORT, host: cfg.HOST, what: 'the HTTP API' }];
+  if (cfg.RELAY_METRICS_PORT !== undefined) {
+    ports.push({ setting: 'RELAY_METRICS_PORT', port: cfg.RELAY_METRICS_PORT, host: cfg.RELAY_METRICS_HOST ?? cfg.HOST, what: 'the metrics listener' });
   }
   return ports;
 }
@@ -196,7 +205,7 @@ function dashboardLine(cfg: Config): string {
 
 export async function api(): Promise<void> {
   const cfg = config();
-  await assertPortsFree([{ setting: 'PORT', port: cfg.PORT, host: cfg.HOST, what: 'the HTTP API' }]);
+  await assertPortsFree(apiPorts(cfg));
   const log = createLogger(cfg.LOG_LEVEL);
   let container: AppContainer | undefined;
   // Loaded before the signal handlers: a stop signal never waits for a long synchronous load.

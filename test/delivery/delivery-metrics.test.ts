@@ -27,7 +27,7 @@ describe('delivery metrics (real PostgreSQL, Temporal server and worker)', () =>
     stack = await startDeliveryStack();
     trackDeliveryBacklog(() => stack.t.container.orm.em.getConnection().getKnex());
     // What `relay worker` serves on RELAY_WORKER_METRICS_PORT.
-    metrics = await startMetricsServer(0, '127.0.0.1', () => readiness(stack.t.container));
+    metrics = await startMetricsServer({ port: 0, host: '127.0.0.1', ready: () => readiness(stack.t.container) });
   });
 
   afterAll(async () => {
