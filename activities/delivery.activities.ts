@@ -75,7 +75,7 @@ export function createDeliveryActivities(deps: ActivityDeps) {
      * circuit breaker), route, transform, render, send, record. Idempotent per
      * (delivery, attempt number): run again after a crash it returns what was
      * recorded instead of sending twice (a send whose record was lost is sent
-     * again: delivery is at least once, docs/behaviour.md#at-least-once). A throttled or deferred
+     * again: delivery is at least once, docs/concepts.md#retries-and-dead-letters). A throttled or deferred
      * attempt sends and records nothing: the workflow waits on a timer and asks
      * again with the same attempt number (`waitRound` counts those refusals).
      */

@@ -86,7 +86,7 @@ export async function main(args: string[]): Promise<void> {
     writeMarkedSection(
       path.join(REPO, 'docs', 'benchmarks.md'),
       'cli-startup',
-      `## relay start-up (\`npm run bench:cli\`)\n\n${runs} runs each, Node ${process.version}, ${figures.cores} cores.\n\n${table}\n\n${verdicts}\n\nBoth load commander alone for \`--help\` (each command's module is required when it runs); the checkout's \`bin/relay.js\` also checks that dist/current is built from the sources as they are (one stat per source file) before it runs it (docs/install.md).`,
+      `## relay start-up (\`npm run bench:cli\`)\n\n${runs} runs each, Node ${process.version}, ${figures.cores} cores.\n\n${table}\n\n${verdicts}\n\nBoth load commander alone for \`--help\` (each command's module is required when it runs); the checkout's \`bin/relay.js\` also checks that dist/current is built from the sources as they are (one stat per source file) before it runs it.`,
       'Benchmarks',
     );
   } finally {

@@ -244,7 +244,7 @@ function formatSection(f: Figures): string {
   return [
     '## Dashboard at 100,000 events (`npm run bench:dashboard`)',
     '',
-    `bench/dashboard.bench.ts, last run ${f.date.slice(0, 16).replace('T', ' ')} UTC on ${f.machine.cpus} cores (${f.machine.model ?? 'unknown CPU'}), Node ${f.machine.node}, ` +
+    `Last run ${f.date.slice(0, 16).replace('T', ' ')} UTC on ${f.machine.cpus} cores (${f.machine.model ?? 'unknown CPU'}), Node ${f.machine.node}, ` +
       `load average ${f.machine.load_average_1m_before} → ${f.machine.load_average_1m_after} (a machine shared with other sessions). ` +
       `${f.options.events.toLocaleString('en-US')} events in one project over 7 days, each received one with a delivery and an attempt (embedded PostgreSQL 18, loaded in ${f.load_seconds} s); ` +
       `Debian's chromium, headless, 1280×800, on the same machine as \`relay api\`. Each page is a full page load (the dashboard's JavaScript, the session refresh, then the page's queries), ` +

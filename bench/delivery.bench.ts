@@ -308,7 +308,7 @@ async function measureEndToEnd(databaseUrl: string, address: string, opts: Opts,
         cpu,
         // The relay's own CPU (this process: worker + dispatcher) per delivery, from the sampler.
         relay_cpu_ms_per_delivery: Math.round((((cpu.percent_of_one_core[BENCH_PROCESS] ?? 0) / 100) * cpu.seconds * 1000 * 10) / opts.events) / 10,
-        // The same, by thread group (docs/delivery.md "Where the relay's own CPU goes").
+        // The same, by thread group (docs/internals/benchmark-methods.md "Delivery").
         relay_cpu_ms_per_delivery_by_thread: relayThreads,
         // Starts that asked for eager start and got it (the SDK silently falls back when no workflow-task slot is free).
         eager_starts: { ...eager, share: eager.eager + eager.fallback > 0 ? Math.round((eager.eager / (eager.eager + eager.fallback)) * 1000) / 1000 : null },
@@ -483,7 +483,7 @@ function writeDocSection(f: {
     '',
     `History of one delivery (${f.targets[0]?.name ?? ''}): ${f.targets[0]?.cost_of_one_delivery.event_types.join(', ') ?? ''}.`,
     '',
-    'Design choices behind the figures: docs/delivery.md ("Performance").',
+    'What bounds these figures: docs/internals/benchmark-methods.md ("Delivery").',
   ].join('\n');
   writeMarkedSection(DOC, 'delivery', section, 'Benchmarks');
 }
@@ -493,7 +493,7 @@ function userPathLines(u: UserPathFigures | undefined): string[] {
   if (!u?.delivery || !u.paced) return [];
   const d = u.delivery;
   return [
-    `### As users run it: \`npm start\` (bench/user-path.ts, the same as \`npm run bench:user\`)`,
+    `### As users run it: \`npm start\` (the same as \`npm run bench:user\`)`,
     '',
     `${d.events} signed events sent to a source ${USER_PATH_DEFAULTS.sendConcurrency} at a time through ingress, fanned out with their search rows, one workflow each, POSTed signed to the receiver; then ${u.paced.events_per_second} events/s for ${USER_PATH_DEFAULTS.pacedSeconds} s. The dev server is the one \`relay start\` runs (on-disk SQLite file, the launcher's settings); its ceiling was measured in the same run. Load average ${u.load_average_1m.start} → ${u.load_average_1m.end}.`,
     '',

@@ -246,7 +246,7 @@ function writeDocSection(f: {
   const section = [
     '## Ingress',
     '',
-    `\`npm run bench:ingress\` (bench/ingress.bench.ts), last run ${f.date.slice(0, 16).replace('T', ' ')} UTC on ${f.machine.cpus} cores (${f.machine.model ?? 'unknown CPU'}), Node ${f.machine.node}.`,
+    `\`npm run bench:ingress\`, last run ${f.date.slice(0, 16).replace('T', ' ')} UTC on ${f.machine.cpus} cores (${f.machine.model ?? 'unknown CPU'}), Node ${f.machine.node}.`,
     `Machine load average (1 min) before/after: ${f.machine.load_average_1m_before.toFixed(1)} / ${f.machine.load_average_1m_after.toFixed(1)} (other processes share the machine).`,
     `The service (\`relay api\`) and the load generator (autocannon, ${f.options.connections} connections, ${f.options.duration} s, ${f.options.payloadBytes}-byte signed push-like bodies: nested objects, hex ids, commit messages) run as separate processes on the same machine, with PostgreSQL (fsync on, synchronous_commit on).`,
     '',
@@ -254,7 +254,7 @@ function writeDocSection(f: {
     '|---|---|---|---|---|---|---|---|---|',
     ...(u
       ? [
-          `| **as users run it**: \`npm start\` (bench/user-path.ts; ${USER_PATH_DEFAULTS.connections} connections, ${USER_PATH_DEFAULTS.duration} s, ~${u.body_bytes}-byte bodies; fan-out, search rows and deliveries running) | **${u.events_per_second}** | ${u.latency_ms.p50} ms | ${u.latency_ms.p90} ms | **${u.latency_ms.p99} ms** | ${u.latency_ms.max} ms | ${u.non_2xx} | ${u.errors} | ${u.cpu_until_fanned_out.ms_per_unit.relay} / ${u.cpu_until_fanned_out.ms_per_unit.postgres} (until fanned out; Temporal ${u.cpu_until_fanned_out.ms_per_unit.temporal}) |`,
+          `| **as users run it**: \`npm start\` (${USER_PATH_DEFAULTS.connections} connections, ${USER_PATH_DEFAULTS.duration} s, ~${u.body_bytes}-byte bodies; fan-out, search rows and deliveries running) | **${u.events_per_second}** | ${u.latency_ms.p50} ms | ${u.latency_ms.p90} ms | **${u.latency_ms.p99} ms** | ${u.latency_ms.max} ms | ${u.non_2xx} | ${u.errors} | ${u.cpu_until_fanned_out.ms_per_unit.relay} / ${u.cpu_until_fanned_out.ms_per_unit.postgres} (until fanned out; Temporal ${u.cpu_until_fanned_out.ms_per_unit.temporal}) |`,
         ]
       : []),
     `| component: \`relay api\` alone (no dispatcher: no fan-out, no search rows, no deliveries) | ${f.events_per_second} | ${f.latency_ms.p50} ms | ${f.latency_ms.p90} ms | ${f.latency_ms.p99} ms | ${f.latency_ms.max} ms | ${f.responses.non2xx} | ${f.responses.errors} | ${f.cpu_ms_per_event.service} / ${f.cpu_ms_per_event.postgres} |`,
@@ -263,7 +263,7 @@ function writeDocSection(f: {
     `Group commit: ${f.group_commit.commits_per_second} commits/s, ${f.group_commit.mean_batch_rows} rows per commit on average, ${f.group_commit.mean_commit_ms} ms per commit. The service process used ${f.service_cpu_seconds_per_second} CPU-seconds per second.`,
     `CPU per accepted event (less sensitive to the machine's load than the rate): the service ${f.cpu_ms_per_event.service} ms, PostgreSQL ${f.cpu_ms_per_event.postgres} ms.`,
     '',
-    'Where the time goes: see docs/ingress.md ("Performance").',
+    'Where the time goes: docs/internals/benchmark-methods.md ("Ingress").',
     '',
   ].join('\n');
   const existing = fs.existsSync(DOC) ? fs.readFileSync(DOC, 'utf8') : '# Benchmarks\n\n';

@@ -92,7 +92,7 @@ export async function main(args: string[]): Promise<void> {
         `| \`npm ci\`, warm cache | ${warm.packages} | ${warm.seconds} | ${full} |`,
         `| \`npm ci --omit=dev\` (production), warm cache | ${production.packages} | ${production.seconds} | ${productionMb} |`,
         '',
-        `The production install plus the built service (dist/, ${distMb} MB) is what \`relay api\` and \`relay worker\` run (docs/install.md). \`git status\` after \`npm ci\`: ${figures.tree_clean_after_install ? 'clean' : 'dirty'}.`,
+        `The production install plus the built service (dist/, ${distMb} MB) is what \`relay api\` and \`relay worker\` run. \`git status\` after \`npm ci\`: ${figures.tree_clean_after_install ? 'clean' : 'dirty'}.`,
       ].join('\n'),
       'Benchmarks',
     );

@@ -268,7 +268,7 @@ export async function main(args: string[]): Promise<void> {
     for (let round = 0; round < 3; round++) await waitArrived(await Promise.all(Array.from({ length: 20 }, (_, n) => ingest(n))), 60_000);
     // An event at the receiver is not the end of its delivery: the CLI still reports, the attempt is recorded and the
     // workflow completes. Measured from here at once, the paced run's first events would share the machine with the
-    // last warm-up round's 20 (docs/delivery.md "Performance"): wait until every warm-up delivery is settled.
+    // last warm-up round's 20 (docs/internals/benchmark-methods.md "Delivery"): wait until every warm-up delivery is settled.
     await settled(pg, 30_000);
     await sleep(500);
 
@@ -320,7 +320,7 @@ export async function main(args: string[]): Promise<void> {
       node: process.version,
       load_average_1m: Number(os.loadavg()[0].toFixed(1)),
       session: plain ? 'plain' : `signed, routed, filtered: ${session.join(' ')}`,
-      /** Dispatch settings given to `relay start` (defaults otherwise: docs/delivery.md "Capacity and isolation"). */
+      /** Dispatch settings given to `relay start` (defaults otherwise: docs/internals/delivery.md "Capacity and isolation"). */
       settings: Object.fromEntries(Object.entries(process.env).filter(([k]) => /^RELAY_(DISPATCH_|DESTINATION_MAX_CONCURRENCY)/.test(k))),
       paced: {
         events: paced,
@@ -380,7 +380,7 @@ export async function main(args: string[]): Promise<void> {
         '',
         `Burst: half the events were at the receiver ${figures.burst.arrived_by_s.p50} s after the first was sent, 95 % after ${figures.burst.arrived_by_s.p95} s; ${duplicates} arrived twice (a retry after an answer the API did not take in time); attempts: ${attemptRows.map((r: { status: string; error: string; n: number }) => `${r.n} ${r.status}${r.error ? ` (${r.error})` : ''}`).join(', ')} (warm-up and paced included).`,
         '',
-        `The CLI process itself used ${figures.burst.cli_cpu_ms_per_event} ms of CPU per forwarded event in the burst (receive, local POST, report, print): about ${figures.burst.cli_events_per_cpu_s} events per CPU-second, so the tunnel's client is not what limits the rate. The rest of the path is the delivery pipeline (one Temporal workflow per delivery, docs/delivery.md), which the delivery bench above measures at about 40 deliveries/s end to end on this machine; the hand-off to the CLI alone is in the \`tunnel\` section.`,
+        `The CLI process itself used ${figures.burst.cli_cpu_ms_per_event} ms of CPU per forwarded event in the burst (receive, local POST, report, print): about ${figures.burst.cli_events_per_cpu_s} events per CPU-second, so the tunnel's client is not what limits the rate. The rest of the path is the delivery pipeline (one Temporal workflow per delivery), which the delivery bench above measures at about 40 deliveries/s end to end on this machine; the hand-off to the CLI alone is in the \`tunnel\` section.`,
       ].join('\n'),
       'Benchmarks',
     );

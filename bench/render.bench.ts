@@ -132,7 +132,7 @@ export async function main(args: string[]): Promise<void> {
       '"cached" is the steady state of a worker (compiled templates and JSONata expressions are kept in bounded LRU caches); ' +
       '"uncached" clears the cache before every call, i.e. the first use of a template or expression. ' +
       'CPU µs/op (process CPU time per call) is the steadier figure when the machine is busy. ' +
-      'Templates and payloads are the golden fixtures of src/formatting/golden-fixtures.ts.',
+      'Templates and payloads are the formatting tests\' golden fixtures.',
     '',
     table,
     '<!-- render:end -->',

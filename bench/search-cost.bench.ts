@@ -122,7 +122,7 @@ export async function main(args: string[]): Promise<void> {
       [
         '## Search row cost (`npm run bench:search-cost`)',
         '',
-        `What one event's search row (\`event_search\`: docs/api.md "Searching events") costs PostgreSQL: the CPU of every PostgreSQL process (/proc) per event while ${events} events (772-byte push-like payloads and their request headers, as ingress stores them) get their rows in the fan-out's batches of 500, the pending lists cleaned up inside the span; ${rounds} round(s), the order alternating. ${os.cpus().length} cores, Node ${process.version}, ${date.slice(0, 16).replace('T', ' ')} UTC, 1-minute load average ${os.loadavg()[0].toFixed(1)} at the end (CPU per event holds on a busy machine better than time does).`,
+        `What one event's search row (\`event_search\`: docs/internals/api.md "Event search") costs PostgreSQL: the CPU of every PostgreSQL process (/proc) per event while ${events} events (772-byte push-like payloads and their request headers, as ingress stores them) get their rows in the fan-out's batches of 500, the pending lists cleaned up inside the span; ${rounds} round(s), the order alternating. ${os.cpus().length} cores, Node ${process.version}, ${date.slice(0, 16).replace('T', ' ')} UTC, 1-minute load average ${os.loadavg()[0].toFixed(1)} at the end (CPU per event holds on a busy machine better than time does).`,
         '',
         '| what is done per event | PostgreSQL CPU ms per event |',
         '|---|---|',

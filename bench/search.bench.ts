@@ -327,7 +327,7 @@ function formatSection(f: Figures): string {
   return [
     '## Search (`npm run bench:search`)',
     '',
-    `bench/search.bench.ts, last run ${f.date.slice(0, 16).replace('T', ' ')} UTC on ${f.machine.cpus} cores (${f.machine.model ?? 'unknown CPU'}), Node ${f.machine.node}, ` +
+    `Last run ${f.date.slice(0, 16).replace('T', ' ')} UTC on ${f.machine.cpus} cores (${f.machine.model ?? 'unknown CPU'}), Node ${f.machine.node}, ` +
       `load average ${f.machine.load_average_1m_before} → ${f.machine.load_average_1m_after} (a machine shared with other sessions). ` +
       `${f.options.events.toLocaleString('en-US')} events in one project (embedded PostgreSQL 18, loaded in ${f.load_seconds} s); ${f.options.runs} runs per search after one warm-up.`,
     '',

@@ -109,7 +109,7 @@ export async function main(args: string[]): Promise<void> {
         '|---|---|---|---|---|',
         `| ${runs} | ${median} | ${sorted[0]} | ${sorted[sorted.length - 1]} | ≤ ${TARGET_MS} ms: ${figures.met ? 'met' : 'not met'} |`,
         '',
-        'Each start runs the compiled dist/current and the workflow code bundled with it (docs/install.md "Compiled starts"); nothing is transpiled or bundled at start.',
+        'Each start runs the compiled dist/current and the workflow code bundled with it (docs/internals/architecture.md "Compiled starts and the build"); nothing is transpiled or bundled at start.',
       ].join('\n'),
       'Benchmarks',
     );

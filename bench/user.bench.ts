@@ -145,7 +145,7 @@ function writeDoc(f: UserPathFigures, opts: UserPathOptions): void {
       '',
       table([f], ['`npm start`']),
       '',
-      'Targets on a quiet 2-core machine: deliveries/s ≥ 0.9 of the ceiling; ingest ≥ 4,000 events/s at p99 < 50 ms; paced p99 < 50 ms; the relay process\'s CPU per delivery within 20 % of the Delivery bench\'s. Before/after on one machine: `npm run bench:user -- --compare <other checkout> --rounds 2`. What the CPU goes to: docs/delivery.md ("Where the CPU goes under npm start").',
+      'Targets on a quiet 2-core machine: deliveries/s ≥ 0.9 of the ceiling; ingest ≥ 4,000 events/s at p99 < 50 ms; paced p99 < 50 ms; the relay process\'s CPU per delivery within 20 % of the Delivery bench\'s. Before/after on one machine: `npm run bench:user -- --compare <other checkout> --rounds 2`. What the CPU goes to: docs/internals/benchmark-methods.md ("Delivery").',
     ].join('\n'),
     'Benchmarks',
   );

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 'use strict';
-// `relay` in a checkout runs the compiled service, dist/current (docs/install.md "Compiled starts"): built once, on the
+// `relay` in a checkout runs the compiled service, dist/current (docs/internals/architecture.md "Compiled starts and the build"): built once, on the
 // first start after a source changed (scripts/build-service.js: @swc/core, a few seconds, one process at a time), never
 // transpiled at each start. NODE_ENV=production runs the build as it is (`npm run build` made it; the image has no
 // compiler). `relay bench` runs bench/ from its TypeScript sources (benches reach into test/, which is not built).

@@ -3,7 +3,7 @@ import { Migration } from '@mikro-orm/migrations';
 export class Migration20261123100000_cli_tunnel extends Migration {
 
   override async up(): Promise<void> {
-    // The `listen` tunnel (src/cli-sessions/, docs/cli.md "How the tunnel works"). Both UNLOGGED: a crash only
+    // The `listen` tunnel (src/cli-sessions/, docs/internals/cli-tunnel.md). Both UNLOGGED: a crash only
     // forgets who is connected (the CLI reconnects) and the forwards in flight (their attempts time out and retry).
     // Presence: one row per open `cliForwards` subscription, kept fresh by its API process's heartbeat.
     this.addSql(`create unlogged table "cli_sessions" ("id" uuid not null, "destination_id" uuid not null references "destinations" ("id") on delete cascade, "instance_id" text not null, "connected_at" timestamptz not null default now(), "heartbeat_at" timestamptz not null default now(), constraint "cli_sessions_pkey" primary key ("id"));`);

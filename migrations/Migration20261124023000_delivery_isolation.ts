@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Delivery isolation (docs/delivery.md "Capacity and isolation"):
+ * Delivery isolation (docs/internals/delivery.md "Capacity and isolation"):
  * - `destinations.max_concurrency`: attempts in flight per destination across every worker (null: the default);
  * - `destination_leases`: one row per attempt in flight (UNLOGGED: soft state, lost leases only free capacity);
  * - `destination_circuits`: the circuit breaker of each destination that ever failed to connect;

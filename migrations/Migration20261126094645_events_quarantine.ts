@@ -4,7 +4,7 @@ import { Migration } from '@mikro-orm/migrations';
  * An event the outbox could not fan out on its own (its statement failed with a data error even
  * alone, src/deliveries/fan-out.ts) is quarantined rather than retried forever ahead of everyone
  * else's: `dispatched_at` is set (it leaves the outbox), no delivery is made, and the reason is kept
- * (docs/delivery.md "Quarantined events").
+ * (docs/internals/delivery.md "Quarantined events").
  */
 export class Migration20261126094645_events_quarantine extends Migration {
   override async up(): Promise<void> {

@@ -3,7 +3,7 @@ import { Migration } from '@mikro-orm/migrations';
 /**
  * The scheme a destination's deliveries are signed in: `service` (`X-{prefix}-Signature: sha256=…`,
  * what every existing destination keeps) or `standard` (Standard Webhooks: `webhook-id`,
- * `webhook-timestamp`, `webhook-signature: v1,…`; docs/sending.md).
+ * `webhook-timestamp`, `webhook-signature: v1,…`; docs/internals/sending.md).
  */
 export class Migration20261126105102_destination_signature_scheme extends Migration {
   override async up(): Promise<void> {

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Issues (docs/issues.md): failures grouped by destination and cause.
+ * Issues (docs/alerts.md#issues): failures grouped by destination and cause.
  * - `issues`: one row per episode; at most one not-resolved issue per (destination, cause);
  * - `issue_events`: the events an issue affected (what its retry action replays);
  * - `destinations.open_issues`: how many of its issues are open or acknowledged, read with the

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 'use strict';
-// Builds the service once into dist/ (docs/install.md "Compiled starts"): every TypeScript file of the sources
+// Builds the service once into dist/ (docs/internals/architecture.md "Compiled starts and the build"): every TypeScript file of the sources
 // transpiled by @swc/core (no type check: `npm run typecheck` does that), plus the pre-bundled workflow code, into
 // dist/builds/<name>/, then dist/current is pointed at it with one atomic rename. Processes that start meanwhile wait
 // for the lock and then run the new build; processes already running keep the build they started from.

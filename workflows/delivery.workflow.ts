@@ -19,7 +19,7 @@ export interface DeliveryWorkflowInput {
   attemptTimeoutMs: number;
 }
 
-/** Ends a queued or retrying delivery (docs/behaviour.md#cancel-and-replay); the cancel service sends it. */
+/** Ends a queued or retrying delivery (docs/delivery.md#replay-cancel-and-bulk-actions); the cancel service sends it. */
 export const cancelDeliverySignal = defineSignal('cancelDelivery');
 
 /** The CLI answered the forward with this id (reportCliForward sends it): the wait for it ends. */
@@ -38,7 +38,7 @@ function setStatus(status: DeliveryStatus): void {
  * Each attempt is ONE local activity (admission, route, transform, render, send,
  * record), so a delivery that succeeds at once costs a single workflow task.
  * Every wait is here, on durable timers, never in a worker slot
- * (docs/delivery.md "Capacity and isolation"):
+ * (docs/internals/delivery.md "Capacity and isolation"):
  * - between attempts (the activity has recorded `retrying` and `next_retry_at`, or `failed` and the dead-letter mark);
  * - a throttled attempt (the destination has max_concurrency attempts in flight) or a deferred one (its circuit is
  *   open): nothing was sent or counted; the same attempt asks again after the wait;

@@ -11,7 +11,7 @@ const { purgeExpiredEvents } = proxyActivities<RelayActivities>({
 const MAX_SLICES = 100;
 
 /**
- * Removes events older than their project's retention (docs/behaviour.md#retention) with
+ * Removes events older than their project's retention (docs/concepts.md#events-deliveries-and-attempts) with
  * their deliveries and attempts. Started by the Temporal Schedule of
  * src/retention/retention-schedule.ts; each activity call works for about a
  * minute, so a large backlog is many short, retryable slices.

@@ -14,7 +14,7 @@ import { type SessionView, type UserView, toUserView } from './account.view';
 import { endSession, revokeUserSessions, rotateSession, startSession, withSessionLock } from './session.service';
 
 /**
- * Accounts (docs/behaviour.md#accounts): email + password (argon2id), sessions from
+ * Accounts (docs/accounts.md): email + password (argon2id), sessions from
  * src/accounts/session.service.ts. Login errors never tell whether the email
  * exists.
  */
@@ -56,7 +56,7 @@ export function hashPassword(plain: string): Promise<string> {
 /**
  * The account of someone signing in for the first time: joins the invite's
  * organization when there is one, else gets an organization and a project
- * named `Default` (docs/behaviour.md#accounts). Call inside a transaction.
+ * named `Default` (docs/accounts.md). Call inside a transaction.
  */
 export async function provisionUser(
   em: EntityManager,

@@ -19,7 +19,7 @@ import { hashToken } from '../common/secret-box';
  *   locked account is refused without checking the password. Failures are
  *   forgotten after RELAY_LOGIN_LOCKOUT_MAX_SECONDS without an attempt.
  *
- * Refusals are 429 `rate_limited` with Retry-After (docs/behaviour.md#errors).
+ * Refusals are 429 `rate_limited` with Retry-After (docs/api.md#errors).
  */
 export type ThrottledAction = 'signup' | 'login' | 'refresh';
 

@@ -1,7 +1,7 @@
 import type { Role } from '../common/types';
 
 /**
- * The permission matrix of docs/behaviour.md#roles, as the minimum role each
+ * The permission matrix of docs/concepts.md#organizations-projects-and-roles, as the minimum role each
  * permission needs. Routes and resolvers declare one of these; the guard in
  * src/auth/access.ts enforces it for REST and GraphQL alike.
  */

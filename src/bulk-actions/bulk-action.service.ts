@@ -92,7 +92,7 @@ function targetsQuery(ctx: ProjectContext, kind: (typeof BULK_KINDS)[number], f:
   const args: Binding[] = [ctx.project.id];
   const add = (sql: string, ...values: Binding[]) => (where.push(sql), args.push(...values));
   if (kind === 'cancel') add(`d.status in ('queued', 'retrying')`);
-  // An issue's retry also takes the deliveries waiting for their next attempt: a replay supersedes them (docs/issues.md).
+  // An issue's retry also takes the deliveries waiting for their next attempt: a replay supersedes them (docs/alerts.md#issues).
   else if (f.issue_id && !f.status) add(`d.status in ('failed', 'retrying')`);
   else add('d.status = ?', f.status ?? 'failed');
   if (f.issue_id) {

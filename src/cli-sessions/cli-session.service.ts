@@ -261,7 +261,7 @@ export const missedCliEventsInput = z.object({
 
 /**
  * The events this session missed while no CLI was connected, oldest first, at most CLI_MISSED_LIMIT: asked by
- * `relay listen` when it starts and after each reconnection (docs/cli.md "Away is not a failure").
+ * `relay listen` when it starts and after each reconnection (docs/internals/cli-tunnel.md "Reconnecting").
  *
  * Missed: a delivery to the destination that ended `skipped` because nobody was connected (NO_CLI_CONNECTED; not
  * what the session's `--filter`s left out, nor what was answered while paused, which the CLI saw), made after the

@@ -3,7 +3,7 @@ import { triggerEvent, triggerEventBody, triggeredEventView } from './cli-trigge
 
 const write = { scope: 'project', permission: 'write' } as const;
 
-/** `relay trigger` over REST: the `triggerEvent` mutation's service (docs/cli.md "relay trigger"). */
+/** `relay trigger` over REST: the `triggerEvent` mutation's service (docs/listen.md "Send test events"). */
 export const cliTriggerRoutes = [
   route({
     method: 'post', path: '/v1/events/trigger', tag: 'events',

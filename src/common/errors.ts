@@ -1,7 +1,7 @@
 /**
  * Typed application errors with a stable snake_case `code`. Services throw
  * these; each transport maps them once (REST: src/http/error-middleware.ts,
- * GraphQL: src/graphql/format-error.ts) to the body of docs/behaviour.md#errors:
+ * GraphQL: src/graphql/format-error.ts) to the body of docs/api.md#errors:
  * `{ "error": { "code", "message", "details"? } }`.
  */
 export type ErrorDetails = Record<string, unknown>;

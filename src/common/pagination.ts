@@ -5,7 +5,7 @@ import { ValidationError } from './errors';
 import { isUuid } from './ids';
 
 /**
- * Cursor pagination of docs/behaviour.md#lists: `?limit=` (default 50, at most 200)
+ * Cursor pagination of docs/api.md#conventions: `?limit=` (default 50, at most 200)
  * and `?cursor=`; answers `{ data, next_cursor }`. Ids are UUIDv7, so lists
  * run newest first by id and the cursor is the last id returned, as 32 hex
  * digits (opaque to clients; its format is in the OpenAPI document).

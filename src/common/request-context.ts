@@ -5,7 +5,7 @@ import type { Role } from './types';
 import type { Organization } from '../organizations/organization.entity';
 import type { Project } from '../projects/project.entity';
 
-/** Who is calling. A project API key acts as a `developer` of its own project (docs/behaviour.md#roles). */
+/** Who is calling. A project API key acts as a `developer` of its own project (docs/concepts.md#organizations-projects-and-roles). */
 export type Principal =
   | { kind: 'user'; userId: string; sessionId?: string; tokenExpiresAt?: Date }
   | { kind: 'api_key'; apiKeyId: string; projectId: string; organizationId: string };

@@ -31,7 +31,7 @@ export const DELIVERY_STATUSES = ['queued', 'retrying', 'success', 'failed', 'ca
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 export type AttemptStatus = DeliveryStatus;
 
-/** docs/behaviour.md#event-type. */
+/** docs/ingress.md#event-types. */
 export interface TypingRule {
   name: string;
   logic: Logic;
@@ -40,7 +40,7 @@ export interface TypingRule {
   separator?: string;
 }
 
-/** docs/behaviour.md#routing-rules. */
+/** docs/templates.md#routing-rules. */
 export interface RoutingRule {
   name: string;
   logic: Logic;

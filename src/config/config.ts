@@ -118,7 +118,7 @@ export const settingsSchema = z.object({
   RELAY_HTTP_HEADERS_TIMEOUT_MS: setting(int(100, 600_000).default(60_000), 'a client must send its request headers within this time (408 after)'),
   RELAY_HTTP_REQUEST_TIMEOUT_MS: setting(int(1000, 3_600_000).default(300_000), 'a client must send its whole request within this time (408 after)'),
   RELAY_DELIVERY_TIMEOUT_MS: setting(int(100, 300_000).default(30_000), "one delivery attempt's time limit"),
-  /** Capacity and isolation (docs/delivery.md "Capacity and isolation"). Attempts in flight per destination, all workers together. */
+  /** Capacity and isolation (docs/internals/delivery.md "Capacity and isolation"). Attempts in flight per destination, all workers together. */
   RELAY_DESTINATION_MAX_CONCURRENCY: setting(int(1, 1000).default(10), "attempts in flight per destination, all workers together (a destination's max_concurrency wins)"),
   /** Started deliveries awaiting their first attempt, per destination and per project (the fair dispatcher's windows) and in all. */
   RELAY_DISPATCH_DESTINATION_WINDOW: setting(int(1, 10_000).default(32), 'started deliveries awaiting their first attempt, per destination'),
@@ -138,7 +138,7 @@ export const settingsSchema = z.object({
   /** Debug: log the path to the send of every attempt slower than this many ms (src/worker/attempt-timing.ts); unset: off. */
   RELAY_ATTEMPT_TIMING_MS: setting(int(0, 600_000).optional(), 'debug: a worker logs where each attempt slower than this (ms) spent its path to the send', { defaultText: 'off' }),
   RELAY_ALLOW_PRIVATE_NETWORKS: setting(bool.default(false), 'in production, allow destinations on private, loopback and link-local addresses'),
-  /** Chat platform API bases for bot-token sends (docs/behaviour.md#chat-destinations); webhook-URL sends need none. */
+  /** Chat platform API bases for bot-token sends (docs/delivery.md#chat-destinations); webhook-URL sends need none. */
   CHAT_A_API_BASE_URL: chatApiRoot('chat_a'),
   CHAT_B_API_BASE_URL: chatApiRoot('chat_b'),
   CHAT_C_API_BASE_URL: chatApiRoot('chat_c'),

@@ -4,7 +4,7 @@ import type { Config } from './config';
  * Connections a worker process keeps open when DATABASE_POOL_MIN is unset: a destination's window starts up to its
  * max_concurrency (default 10) attempts at once, each with a context query, so a burst after a quiet spell (when the
  * pool had shrunk to one or two) opened its connections one by one, and an attempt of another destination queued
- * behind them (docs/delivery.md "Where a fast delivery's time goes beside a noise burst").
+ * behind them (docs/internals/delivery.md "Capacity and isolation").
  */
 export const WORKER_POOL_MIN = 12;
 

@@ -2,7 +2,7 @@ import type { Admission } from './attempt-store';
 
 /**
  * What an attempt does with the admission relay_admit_attempt gave it
- * (docs/delivery.md "Capacity and isolation"). Pure: the activity passes the
+ * (docs/internals/delivery.md "Capacity and isolation"). Pure: the activity passes the
  * clock and the randomness.
  * - `send`: it holds a lease on the destination (a `probe` is the one attempt a cooled-down circuit lets through);
  * - `throttled`: max_concurrency attempts are in flight; wait on a workflow timer, then ask again (not counted);

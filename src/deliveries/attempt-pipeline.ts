@@ -27,7 +27,7 @@ export interface PipelineDeps {
   cliForwarder: Pick<CliForwarder, 'begin'>;
 }
 
-/** docs/behaviour.md#private-networks: development and test allow private addresses; production only when told to. */
+/** docs/delivery.md#private-networks: development and test allow private addresses; production only when told to. */
 export function allowPrivateNetworks(config: Pick<Config, 'NODE_ENV' | 'RELAY_ALLOW_PRIVATE_NETWORKS'>): boolean {
   return config.NODE_ENV !== 'production' || config.RELAY_ALLOW_PRIVATE_NETWORKS;
 }
@@ -58,10 +58,10 @@ function internalError(ctx: AttemptContext, deps: PipelineDeps, doing: string, e
 }
 
 /**
- * One attempt's work before recording: pick the route (docs/behaviour.md#routing-rules),
+ * One attempt's work before recording: pick the route (docs/templates.md#routing-rules),
  * transform, render (chat types) and send. Never throws for a delivery
  * problem: a failure is a SendResult, `permanent` when retrying cannot help
- * (a transform or template error, docs/behaviour.md#transforms; missing configuration). A `cli`
+ * (a transform or template error, docs/templates.md#transforms-jsonata; missing configuration). A `cli`
  * destination's forward is handed to the tunnel and not waited for (CliForwardOut).
  * Reading the route's template and transform may throw (a database error): the activity's own retry is for that.
  */

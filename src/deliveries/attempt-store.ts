@@ -76,7 +76,7 @@ export interface AttemptContext {
     signingSecretEnc: string | null;
     previousSigningSecretEnc: string | null;
     previousSecretExpiresAt: Date | null;
-    /** Its open or acknowledged issues: only then does a success count towards resolving them (docs/issues.md). */
+    /** Its open or acknowledged issues: only then does a success count towards resolving them (docs/alerts.md#issues). */
     openIssues: number;
     /** A `cli` destination's session options (`destinations.cli_session`: delay, filters), read here so the forward costs no extra query. */
     cliSession: { delayMs?: number; filters?: Condition[] } | null;
@@ -224,7 +224,7 @@ export type RecordedOutcome = AttemptOutcome & {
   paused?: boolean;
 };
 
-/** A success resolves a destination's open issues once it has had this many in a row (docs/issues.md). */
+/** A success resolves a destination's open issues once it has had this many in a row (docs/alerts.md#issues). */
 export const ISSUE_RESOLVE_AFTER_SUCCESSES = 3;
 
 /**
@@ -352,7 +352,7 @@ export async function releaseLease(knex: Knex, deliveryId: string): Promise<void
 }
 
 /**
- * Cancels a queued or retrying delivery (docs/behaviour.md#cancel-and-replay), inside the caller's
+ * Cancels a queued or retrying delivery (docs/delivery.md#replay-cancel-and-bulk-actions), inside the caller's
  * transaction: the delivery and its last attempt become `canceled`. A delivery
  * canceled before any attempt gets a `canceled` attempt 1, so the attempt list
  * shows what happened. Returns false when the delivery was already finished.

@@ -15,7 +15,7 @@ export function circuitReachability(result: Pick<SendResult, 'unreachable' | 'st
   return null;
 }
 
-/** One log line and one counter per transition (docs/delivery.md "Circuit breaker"). */
+/** One log line and one counter per transition (docs/internals/delivery.md "Capacity and isolation"). */
 export function logCircuitTransition(log: Logger, destination: { id: string; type: string }, transition: 'opened' | 'reopened' | 'closed', lastError: string | null): void {
   circuitTransitions.inc({ transition });
   const fields = { destinationId: destination.id, destinationType: destination.type, transition };

@@ -30,7 +30,7 @@ export class DeliveryAttempt {
   @Property({ type: 'integer', nullable: true })
   statusCode?: number | null;
 
-  /** First 4096 bytes, cut on a UTF-8 boundary (docs/behaviour.md#attempts). */
+  /** First 4096 bytes, cut on a UTF-8 boundary (docs/concepts.md#events-deliveries-and-attempts). */
   @Property({ type: 'text', nullable: true })
   responseBody?: string | null;
 

@@ -9,7 +9,7 @@ import { DependencyState } from '../common/backoff';
 
 /**
  * The outbox between ingress and Temporal, and the fair dispatcher
- * (docs/delivery.md "From ingress to a workflow" and "Capacity and isolation").
+ * (docs/internals/delivery.md "From ingress to a workflow: the outbox" and "Capacity and isolation").
  * Ingress commits events with `dispatched_at = NULL` and a NOTIFY. A pass then:
  * 1. fans out: claims undispatched events in arrival order (`FOR UPDATE SKIP
  *    LOCKED`, so any number of processes can run it), creates their Delivery

@@ -13,7 +13,7 @@ import { startDeliveries } from './delivery-dispatcher';
 import { Delivery } from './delivery.entity';
 
 /**
- * What users do to deliveries (docs/behaviour.md#cancel-and-replay): cancel a queued or
+ * What users do to deliveries (docs/delivery.md#replay-cancel-and-bulk-actions): cancel a queued or
  * retrying delivery, replay an event or dead-lettered deliveries, list the
  * dead-letter queue (reads: delivery-query.service.ts). Every query is scoped to `ctx.project.id`; a
  * delivery of another project is a 404. REST and GraphQL both call these.
@@ -114,7 +114,7 @@ async function createReplays(ctx: ProjectContext, targets: ReplayTarget[]): Prom
 }
 
 /**
- * Replays an event (docs/behaviour.md#cancel-and-replay): a new delivery to every destination
+ * Replays an event (docs/delivery.md#replay-cancel-and-bulk-actions): a new delivery to every destination
  * linked to its endpoint now, active and accepting its type, with the current
  * link configuration. Returns the new deliveries (none when nothing is linked).
  */

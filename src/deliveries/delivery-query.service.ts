@@ -11,7 +11,7 @@ import { Delivery } from './delivery.entity';
 import { type AttemptView, type DeliveryView, toAttemptView, toDeliveryView } from './delivery.view';
 
 /**
- * Read side of deliveries (docs/behaviour.md#management-api): deliveries and attempts by
+ * Read side of deliveries (docs/api.md): deliveries and attempts by
  * event, destination, endpoint, status, event type and time range, and the
  * dead-letter queue; plus the batch look-ups behind GraphQL's DataLoaders.
  * Writes (replay, cancel) live in delivery-operations.service.ts.

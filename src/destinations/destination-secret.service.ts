@@ -9,7 +9,7 @@ import { Destination } from './destination.entity';
 
 /**
  * Signing-secret rotation and clearing (`POST`/`DELETE /v1/destinations/{id}/signing-secret`,
- * docs/sending.md), and the secrets a delivery signs with. `webhook` deliveries and the
+ * docs/internals/sending.md), and the secrets a delivery signs with. `webhook` deliveries and the
  * forwards of a `relay listen` session's `cli` destination are signed. During an overlap each
  * delivery carries a second signature made with the previous secret, so receivers can switch over.
  */

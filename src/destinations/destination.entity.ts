@@ -33,7 +33,7 @@ export class Destination extends BaseEntity {
   @Property({ type: 'text', nullable: true })
   webhookHost?: string | null;
 
-  /** Sealed chat-platform bot token (docs/behaviour.md#chat-destinations). */
+  /** Sealed chat-platform bot token (docs/delivery.md#chat-destinations). */
   @Property({ type: 'text', nullable: true, hidden: true })
   botTokenEnc?: string | null;
 
@@ -60,7 +60,7 @@ export class Destination extends BaseEntity {
   @Property({ type: 'timestamptz', nullable: true })
   pausedAt?: Date | null;
 
-  /** How deliveries are signed: `service` (X-{prefix}-Signature) or `standard` (Standard Webhooks); docs/sending.md. */
+  /** How deliveries are signed: `service` (X-{prefix}-Signature) or `standard` (Standard Webhooks); docs/internals/sending.md. */
   @Enum({ items: () => SIGNATURE_SCHEMES, type: 'text', default: 'service' })
   signatureScheme: SignatureScheme & Opt = 'service';
 

@@ -18,7 +18,7 @@ import { Destination } from './destination.entity';
 import { type DestinationView, toDestinationView } from './destination.view';
 
 /**
- * Destinations (docs/resources.md, docs/behaviour.md#secrets). `cli` destinations
+ * Destinations (docs/resources.md, docs/concepts.md#secrets). `cli` destinations
  * are made by the CLI's `listen` and cannot be created here, but they are
  * listed, updated and deleted like the others. The type is fixed at creation.
  */
@@ -98,7 +98,7 @@ function refuse(field: string, message: string): never {
   throw new ValidationError(`Invalid body: ${field}: ${message}`, { in: 'body', fields: [{ field, message }] });
 }
 
-/** The fields each type needs, checked on the destination as it will be saved (docs/behaviour.md#chat-destinations). */
+/** The fields each type needs, checked on the destination as it will be saved (docs/delivery.md#chat-destinations). */
 function checkTypeRequirements(d: Destination): void {
   const hasUrl = !!d.webhookUrlEnc;
   const hasToken = !!d.botTokenEnc;

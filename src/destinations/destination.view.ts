@@ -5,7 +5,7 @@ import { type Destination, DESTINATION_PAUSE_REASONS } from './destination.entit
 
 /**
  * The wire form of a destination. Secrets (webhook URL, bot token, signing
- * secret) are write-only (docs/behaviour.md#secrets): only whether each is set, and the
+ * secret) are write-only (docs/concepts.md#secrets): only whether each is set, and the
  * webhook URL's host, are shown; a secret the service generated is shown once.
  */
 export const retryPolicyView = z.object({
@@ -47,7 +47,7 @@ export const destinationView = z.object({
     .describe('Why it is paused: user, or receiver_gone (it answered 410 Gone); null while active. Setting is_active to true resumes it'),
   paused_at: z.iso.datetime().nullable(),
   max_concurrency: z.number().int().nullable().describe('Attempts in flight at once across all workers; null: the service default'),
-  circuit: circuitView.describe('The circuit breaker (docs/delivery.md "Circuit breaker")'),
+  circuit: circuitView.describe('The circuit breaker (docs/delivery.md "Retries, timeouts and what receivers can say")'),
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),
 });

@@ -8,7 +8,7 @@ import { WebhookEndpoint } from './endpoint.entity';
 import { refuseSystemEndpoint } from './system-endpoint';
 
 /**
- * Source (endpoint) signing-secret rotation, docs/behaviour.md#ingress: during the overlap
+ * Source (endpoint) signing-secret rotation, docs/ingress.md: during the overlap
  * ingress accepts signatures made with the old or the new secret, for every
  * scheme that verifies one; `overlap_seconds: 0` (the dashboard's
  * "regenerate") cuts the old secret off at once.

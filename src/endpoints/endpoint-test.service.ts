@@ -44,7 +44,7 @@ export async function sendTestEvent(ctx: ProjectContext, endpointId: string): Pr
       'content-type': 'application/json',
       'user-agent': 'relay-test-event',
       'x-relay-test': '1',
-      // The Test event's type (docs/behaviour.md#event-type: the endpoint's own header, path and rules come first).
+      // The Test event's type (docs/ingress.md#event-types: the endpoint's own header, path and rules come first).
       'x-event-type': 'relay.test',
       'x-idempotency-key': `test_${randomUUID()}`,
       'x-hub-signature-256': `sha256=${hmacHex(secret, raw)}`,

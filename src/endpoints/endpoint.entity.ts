@@ -60,7 +60,7 @@ export class WebhookEndpoint extends BaseEntity {
   @Property({ type: 'boolean', default: false })
   isSystem: boolean & Opt = false;
 
-  /** Created by an installed integration: never rate-limited (docs/behaviour.md#rate-caps). */
+  /** Created by an installed integration: never rate-limited (docs/ingress.md#limits). */
   @Property({ type: 'boolean', default: false })
   isIntegration: boolean & Opt = false;
 }

@@ -33,7 +33,7 @@ export class EndpointType implements EndpointView {
   @Field() name!: string;
   @Field() slug!: string;
   @Field(() => String, { name: 'ingressUrl', nullable: true, description: 'POST webhooks here; null for the system source.' }) ingress_url!: string | null;
-  @Field({ description: "The project's system source: the service emits its operational events on it (docs/operational-events.md); it receives no HTTP requests." })
+  @Field({ description: "The project's system source: the service emits its operational events on it (docs/alerts.md); it receives no HTTP requests." })
   system!: boolean;
   @Field(() => String, { name: 'signingSecret', nullable: true, description: 'Only in the answer that generated it.' }) signing_secret!: string | null;
   @Field({ name: 'hasSigningSecret' }) has_signing_secret!: boolean;

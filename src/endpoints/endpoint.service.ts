@@ -16,7 +16,7 @@ import { generateEndpointSecret, rotateEndpointSecret, type RotateEndpointSecret
 import { type EndpointView, toEndpointView } from './endpoint.view';
 import { refuseSystemEndpoint } from './system-endpoint';
 
-/** A typing-rule part: a literal, or a `body.x.y` / `header.Name` path (docs/behaviour.md#event-type). */
+/** A typing-rule part: a literal, or a `body.x.y` / `header.Name` path (docs/ingress.md#event-types). */
 const typingPart = z
   .object({ literal: z.string().max(200).optional(), path: z.string().max(500).meta({ pattern: FIELD_REF.source }).optional() })
   .meta(exactlyOne(present('literal'), present('path')))
@@ -142,7 +142,7 @@ export async function deleteEndpoint(ctx: ProjectContext, id: string): Promise<v
   await notifyEndpointChanged(ctx.em, endpoint.id);
 }
 
-/** docs/behaviour.md#ingress; the answer shows the new secret only when it was generated. */
+/** docs/ingress.md; the answer shows the new secret only when it was generated. */
 export async function rotateSecret(ctx: ProjectContext, id: string, input: RotateEndpointSecretInput): Promise<EndpointView> {
   const result = await rotateEndpointSecret(ctx, id, input);
   const endpoint = await findEndpoint(ctx, id);

@@ -87,7 +87,7 @@ export function responseClassCondition(cls: ResponseClass): [string, unknown[]] 
 const destinationRef = z.object({ id: z.uuid(), name: z.string() });
 
 export const eventOutcomeFields = {
-  outcome: z.enum(EVENT_OUTCOMES).describe('The deliveries\' outcome summarised, worst first (docs/dashboard.md "Event outcomes")'),
+  outcome: z.enum(EVENT_OUTCOMES).describe('The deliveries\' outcome summarised, worst first (docs/concepts.md "Statuses and outcomes")'),
   outcome_destination: destinationRef
     .nullable()
     .describe('The destination whose delivery gives the outcome: the worst current delivery, the newest among equals (null: no delivery, or its destination was deleted)'),

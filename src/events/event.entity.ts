@@ -34,7 +34,7 @@ export class Event {
   @Property({ type: 'uuid' })
   organizationId!: string;
 
-  /** Empty string when no rule yields a type (docs/behaviour.md#event-type). */
+  /** Empty string when no rule yields a type (docs/ingress.md#event-types). */
   @Property({ type: 'text', default: '' })
   eventType: string & Opt = '';
 
@@ -61,7 +61,7 @@ export class Event {
   @Property({ type: 'timestamptz', nullable: true })
   dispatchedAt?: Date | null;
 
-  /** Set when the outbox could not fan the event out even on its own (docs/delivery.md "Quarantined events"): not delivered. */
+  /** Set when the outbox could not fan the event out even on its own (docs/internals/delivery.md "Quarantined events"): not delivered. */
   @Property({ type: 'timestamptz', nullable: true })
   quarantinedAt?: Date | null;
 

@@ -16,7 +16,7 @@ import { containsCondition, searchFields, textCondition, textSearchQuery, withSe
 import { type EventListItemView, type EventView, toEventSummaryView, toEventView } from './event.view';
 
 /**
- * Events of the active project (docs/behaviour.md#management-api): list with filters and
+ * Events of the active project (docs/api.md): list with filters and
  * cursor pagination, get with payload and headers, replay. Every query is
  * scoped to `ctx.project.id`; another project's event is a 404.
  */
@@ -120,7 +120,7 @@ export type ReplayResult = z.infer<typeof replayResultView>;
 
 /**
  * Re-queues the event to every destination linked to its endpoint now, with
- * the current link configuration (docs/behaviour.md#cancel-and-replay). Each
+ * the current link configuration (docs/delivery.md#replay-cancel-and-bulk-actions). Each
  * replay is a new delivery whose attempts count from 1; a delivery of the same
  * event and destination still waiting for a retry is superseded (canceled).
  */

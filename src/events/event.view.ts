@@ -16,7 +16,7 @@ export const eventView = z.object({
   source_ip: z.string().nullable(),
   idempotency_key: z.string().nullable(),
   status: z.enum(EVENT_STATUSES),
-  quarantined_at: z.iso.datetime().nullable().describe('Set when the pipeline could not process the event and set it aside undelivered (docs/delivery.md "Quarantined events")'),
+  quarantined_at: z.iso.datetime().nullable().describe('Set when the pipeline could not process the event and set it aside undelivered (docs/troubleshooting.md)'),
   quarantine_reason: z.string().nullable().describe('Why the event was quarantined (the database\'s error); null when it was not'),
   created_at: z.iso.datetime(),
 });

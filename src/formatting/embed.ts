@@ -3,7 +3,7 @@ import { truncateText } from './template-functions';
 
 /**
  * The embed (docs/templates.md) rendered to plain strings,
- * with the limits of docs/behaviour.md#templates-and-transforms applied after rendering: text is cut with
+ * with the limits of docs/templates.md applied after rendering: text is cut with
  * an ellipsis and extra fields are dropped; length never fails a delivery.
  * Lengths are UTF-16 code units, as the platforms count them.
  * chat_b sends it as is; chat_a and chat_c auto-convert it.

@@ -6,7 +6,7 @@ import { isChatPlatform, renderMessage, type TemplateMeta } from './index';
  * One destination's formatting step of a delivery (docs/delivery.md):
  * transform (if any), then the chat message (chat types) or the payload as
  * is (`webhook`, `cli`: templates never apply). Throws TransformError or
- * TemplateRenderError; both are permanent for that delivery (docs/behaviour.md#transforms).
+ * TemplateRenderError; both are permanent for that delivery (docs/templates.md#transforms-jsonata).
  */
 
 export interface FormatDeliveryInput {

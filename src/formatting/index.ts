@@ -9,7 +9,7 @@ import { truncateText } from './template-functions';
 
 /**
  * Message formatting for chat destinations (docs/templates.md,
- * docs/behaviour.md#templates-and-transforms). Pure and synchronous: compiled templates are cached,
+ * docs/templates.md). Pure and synchronous: compiled templates are cached,
  * so a typical message renders in a few microseconds. Templates are never
  * applied to `webhook` (or `cli`) destinations: they receive the payload.
  */

@@ -1,5 +1,5 @@
 /**
- * The template function library (docs/behaviour.md#templates-and-transforms). Every function takes the
+ * The template function library (docs/templates.md). Every function takes the
  * piped value first: `{{ .x | truncate 20 }}` and `{{ truncate .x 20 }}` both
  * call `truncate(x, 20)`. Functions never throw on odd input: a webhook
  * payload is untrusted and a delivery must not fail because a field has an

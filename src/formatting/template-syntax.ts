@@ -3,7 +3,7 @@ import { countLines, describe, type RawTag, type RawText, scan, type Token, toke
 import { TEMPLATE_FUNCTIONS } from './template-functions';
 
 /**
- * Translates the template language users write (docs/behaviour.md#templates-and-transforms) into
+ * Translates the template language users write (docs/templates.md) into
  * nunjucks source. Users write the double-brace form (docs/templates.md):
  *
  *   {{ .Meta.EventType }}  {{ .Payload.repo.name | upper }}  {{ upper .Payload.repo.name }}

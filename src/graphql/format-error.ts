@@ -7,7 +7,7 @@ import type { GraphQLContext } from './context';
 
 /**
  * Apollo's codes for errors of the request itself (it could not be parsed,
- * validated or given its variables), as docs/behaviour.md#errors codes. The graphql-ws
+ * validated or given its variables), as docs/api.md#errors codes. The graphql-ws
  * hooks (src/graphql/ws-operations.ts) tag their errors with the same codes.
  */
 const REQUEST_ERROR_CODES: Record<string, string> = {
@@ -25,7 +25,7 @@ export function formatGraphQLError(formatted: GraphQLFormattedError, error: unkn
   const requestCode = REQUEST_ERROR_CODES[String(formatted.extensions?.code)];
   if (requestCode) return { message: formatted.message, locations: formatted.locations, extensions: { code: requestCode, status: 400 } };
   const original = error instanceof GraphQLError ? error.originalError : error;
-  // Errors without an original are GraphQL's own (validation, variable values) or already carry a docs/behaviour.md#errors code.
+  // Errors without an original are GraphQL's own (validation, variable values) or already carry a docs/api.md#errors code.
   if (!original || (error instanceof GraphQLError && !error.originalError)) {
     const code = formatted.extensions?.code;
     if (typeof code === 'string' && /^[a-z_]+$/.test(code)) return formatted;

@@ -4,7 +4,7 @@ import type { Context, Next } from 'koa';
 import { AppError } from '../common/errors';
 import type { Logger } from '../common/logger';
 
-/** Maps every thrown error to the body of docs/behaviour.md#errors; unknown errors become a 500 logged with its stack, client errors an `info` line. */
+/** Maps every thrown error to the body of docs/api.md#errors; unknown errors become a 500 logged with its stack, client errors an `info` line. */
 export function errorMiddleware(log: Logger) {
   return async (ctx: Context, next: Next): Promise<void> => {
     try {

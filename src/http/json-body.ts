@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { ClientAbortedError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../common/errors';
 
-/** docs/behaviour.md#ingress: `application/json` or any `+json` type, any parameters (charset). */
+/** docs/ingress.md: `application/json` or any `+json` type, any parameters (charset). */
 export function isJsonContentType(contentType: string | undefined): boolean {
   if (!contentType) return false;
   const type = contentType.split(';', 1)[0].trim().toLowerCase();
@@ -56,7 +56,7 @@ export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer
 }
 
 /**
- * How deeply arrays and objects may nest in a JSON body (docs/security.md "What ingress refuses").
+ * How deeply arrays and objects may nest in a JSON body (docs/internals/ingress.md "What ingress refuses, and why").
  * Far beyond any real webhook (providers' payloads nest about 10 deep), far below what the parts
  * that walk a payload by recursion survive: V8's JSON.stringify (about 4,000 levels), PostgreSQL's
  * jsonb conversion for search (about 17,000 with the default max_stack_depth).

@@ -4,7 +4,7 @@ import { constantTimeEqual, hmacHex } from '../common/secret-box';
 import type { EndpointProvider } from '../common/types';
 
 /**
- * Ingress authentication (docs/ingress.md, docs/behaviour.md#ingress).
+ * Ingress authentication (docs/ingress.md, docs/ingress.md).
  * Each scheme is a small pure check over the raw body and the headers; every
  * comparison is constant-time. `secrets` lists the current signing secret and,
  * during a rotation overlap, the previous one: any of them may sign.
@@ -16,9 +16,9 @@ const OK: Check = { ok: true };
 const INVALID: Check = { ok: false };
 const EXPIRED: Check = { ok: false, expired: true };
 
-/** 5 minutes for `chat_a` and `payments_a` (docs/behaviour.md#ingress). */
+/** 5 minutes for `chat_a` and `payments_a` (docs/ingress.md). */
 export const TIMESTAMP_TOLERANCE_SECONDS = 300;
-/** docs/behaviour.md#ingress: `exp` leeway for `tracker_a` JWTs. */
+/** docs/ingress.md: `exp` leeway for `tracker_a` JWTs. */
 export const JWT_LEEWAY_SECONDS = 60;
 
 function anySecretMatches(secrets: readonly string[], provided: string, expected: (secret: string) => string): boolean {

@@ -2,7 +2,7 @@ import type { EndpointProvider, TypingRule } from '../common/types';
 import { evaluateConditions } from '../conditions/conditions';
 import { type ConditionInput, getPath, parseFieldRef, resolveField } from '../conditions/field-path';
 
-/** Typing rules per endpoint (docs/behaviour.md#event-type). */
+/** Typing rules per endpoint (docs/ingress.md#event-types). */
 export const MAX_TYPING_RULES = 10;
 
 export interface TypingConfig {
@@ -33,7 +33,7 @@ function providerType(provider: EndpointProvider | null, input: ConditionInput):
   return undefined;
 }
 
-/** docs/behaviour.md#event-type: conditions hold → parts joined; parts resolving to nothing are skipped; '' = no match. */
+/** docs/ingress.md#event-types: conditions hold → parts joined; parts resolving to nothing are skipped; '' = no match. */
 export function applyTypingRule(rule: TypingRule, input: ConditionInput): string | undefined {
   if (!evaluateConditions(rule.conditions ?? [], rule.logic ?? 'AND', input)) return undefined;
   const parts: string[] = [];
@@ -51,9 +51,9 @@ export function applyTypingRule(rule: TypingRule, input: ConditionInput): string
 }
 
 /**
- * docs/behaviour.md#event-type, in priority order: provider headers/fields,
+ * docs/ingress.md#event-types, in priority order: provider headers/fields,
  * the endpoint's configured header, `event_type_path`, `X-Event-Type`, then
- * typing rules. Nothing found → '' (docs/behaviour.md#event-type).
+ * typing rules. Nothing found → '' (docs/ingress.md#event-types).
  */
 export function extractEventType(config: TypingConfig, input: ConditionInput): string {
   const fromProvider = providerType(config.provider, input);

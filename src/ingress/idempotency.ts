@@ -12,7 +12,7 @@ function text(value: unknown): string | undefined {
 }
 
 /**
- * docs/behaviour.md#idempotency: `X-Idempotency-Key`, else the provider's own delivery id
+ * docs/ingress.md#duplicates: `X-Idempotency-Key`, else the provider's own delivery id
  * (`X-CodehostA-Delivery`, or for an endpoint bound to that provider: payload
  * `id` for payments_a, `event_id` for chat_a, `webhookId` for tracker_b).
  * Null when the request carries none. Unique per endpoint (a DB unique index).

@@ -4,7 +4,7 @@ import type { Logger } from '../common/logger';
 import type { Plan } from '../common/types';
 import { ingressRateLimited } from '../metrics/metrics';
 
-/** Per-plan ingress caps (docs/behaviour.md#rate-caps), requests per second. */
+/** Per-plan ingress caps (docs/ingress.md#limits), requests per second. */
 export const PLAN_CAPS: Record<Plan, { endpoint: number; project: number }> = {
   free: { endpoint: 60, project: 180 },
   team: { endpoint: 120, project: 360 },
@@ -24,7 +24,7 @@ const keyOf = (scope: Scope, id: string) => `${scope === 'endpoint' ? 'e' : 'p'}
 
 /**
  * Counts go to one UNLOGGED table that every API process shares
- * (`ingress_rate_counters`, one row per scope key and second: docs/behaviour.md#rate-caps).
+ * (`ingress_rate_counters`, one row per scope key and second: docs/ingress.md#limits).
  *
  * - Free plan (rejects): each request increments both counters atomically
  *   (one upsert) and is refused with 429 when either passes its cap. Once a

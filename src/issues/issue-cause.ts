@@ -1,7 +1,7 @@
 import type { SendResult } from '../sending/send-result';
 
 /**
- * What an Issue groups failures by, with the destination (docs/issues.md "Causes"): the class of the
+ * What an Issue groups failures by, with the destination (docs/alerts.md#issues): the class of the
  * HTTP answer, or why none came, or why nothing was sent.
  */
 export const ISSUE_CAUSES = [

@@ -8,7 +8,7 @@ export const ISSUE_STATES = ['open', 'acknowledged', 'resolved', 'ignored'] as c
 export type IssueState = (typeof ISSUE_STATES)[number];
 
 /**
- * Failures of one destination with one cause, from the first until the issue resolves (docs/issues.md).
+ * Failures of one destination with one cause, from the first until the issue resolves (docs/alerts.md#issues).
  * Written by SQL on the delivery path (relay_issue_failure / relay_issue_success, recording an
  * attempt) and by relay_set_issue_state (a user's change): read here, never flushed.
  */

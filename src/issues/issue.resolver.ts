@@ -17,7 +17,7 @@ class IssueDestinationType {
 }
 
 /** GraphQL shape of IssueView. */
-@ObjectType('Issue', { description: 'Failures of one destination with one cause (docs/issues.md).' })
+@ObjectType('Issue', { description: 'Failures of one destination with one cause (docs/alerts.md#issues).' })
 class IssueType implements IssueView {
   @Field(() => ID) id!: string;
   @Field(() => ID, { name: 'projectId' }) project_id!: string;

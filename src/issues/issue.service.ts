@@ -11,7 +11,7 @@ import { Issue, ISSUE_STATES } from './issue.entity';
 import { type IssueCountsView, type IssueView, toIssueView } from './issue.view';
 
 /**
- * Issues (docs/issues.md): failures grouped by destination and cause. The delivery path opens,
+ * Issues (docs/alerts.md#issues): failures grouped by destination and cause. The delivery path opens,
  * grows and resolves them (SQL functions, see migrations/…_issues.ts); users read them, change their
  * state and retry every delivery they affected. REST and GraphQL both call these.
  */

@@ -3,7 +3,7 @@ import { DESTINATION_TYPES } from '../common/types';
 import { ISSUE_CAUSES } from './issue-cause';
 import { type Issue, ISSUE_STATES } from './issue.entity';
 
-/** The wire form of an issue (docs/issues.md). */
+/** The wire form of an issue (docs/alerts.md#issues). */
 export const issueView = z.object({
   id: z.uuid(),
   project_id: z.uuid(),

@@ -224,7 +224,7 @@ export async function worker(): Promise<void> {
   const { createContainer, startWorkerProcess, workerStateOf } = service();
   await runUntilSignal(log, ['worker'], async () => container?.close(), async () => {
     log.info({ taskQueue: cfg.TEMPORAL_TASK_QUEUE }, 'worker starting');
-    // PostgreSQL away at start is waited out like Temporal (docs/delivery.md "When Temporal or PostgreSQL is away").
+    // PostgreSQL away at start is waited out like Temporal (docs/internals/delivery.md "When Temporal or PostgreSQL is away").
     container = await retryUntilUp(log, 'PostgreSQL', () => createContainer(withWorkerPoolFloor(cfg), log), (err) => err instanceof ConfigError);
     await startWorkerProcess(container);
     if (workerStateOf(container) === 'running') log.info({ taskQueue: cfg.TEMPORAL_TASK_QUEUE }, 'worker running');

@@ -21,7 +21,7 @@ export const ingressEventsStored = new Counter({
   registers: [metricsRegistry],
 });
 
-/** docs/behaviour.md#rate-caps: rejected (Free) and accepted-over-cap (Team, Growth) requests are both counted. */
+/** docs/ingress.md#limits: rejected (Free) and accepted-over-cap (Team, Growth) requests are both counted. */
 export const ingressRateLimited = new Counter({
   name: 'relay_ingress_rate_limited_total',
   help: 'Requests over an ingress cap: outcome "rejected" (429) or "accepted_over_cap"; scope "endpoint" or "project".',
@@ -99,7 +99,7 @@ export const deliveryRetriesScheduled = new Counter({
 
 export const chatCooldowns = new Counter({
   name: 'relay_chat_cooldowns_total',
-  help: 'Global per-platform cooldowns started or extended after a chat platform 429 (docs/behaviour.md#rate-limited).',
+  help: 'Global per-platform cooldowns started or extended after a chat platform 429 (docs/delivery.md#retries-timeouts-and-what-receivers-can-say).',
   labelNames: ['platform'] as const,
   registers: [metricsRegistry],
 });
@@ -118,7 +118,7 @@ export const workflowTaskStall = new Gauge({
   registers: [metricsRegistry],
 });
 
-/** docs/delivery.md "One event cannot stop the others". */
+/** docs/internals/delivery.md "One event cannot stop the others". */
 export const eventsQuarantined = new Counter({
   name: 'relay_events_quarantined_total',
   help: 'Events the outbox could not fan out even alone, set aside undelivered with their reason, by the SQLSTATE of the failure.',

@@ -2,7 +2,7 @@ import type { OperationalEventType } from './operational-events';
 
 /**
  * The message a chat destination gets for an operational event when its link to the system source
- * has no template (docs/operational-events.md "Chat messages"). Ordinary embed configs in the
+ * has no template (docs/alerts.md). Ordinary embed configs in the
  * template language, so they render like any user template (chat_a and chat_c convert the embed)
  * and a user who wants another message copies one into a template and changes it.
  */

@@ -14,7 +14,7 @@ import { OrganizationMember } from './organization-member.entity';
 import { type MemberView, toMemberView } from './organization.view';
 
 /**
- * Members of an organization (docs/behaviour.md#roles): admins manage members who are not
+ * Members of an organization (docs/concepts.md#organizations-projects-and-roles): admins manage members who are not
  * owners and cannot make owners; owners manage everyone; the last owner can
  * neither be removed nor demoted. Joining happens through invites.
  */

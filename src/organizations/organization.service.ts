@@ -21,7 +21,7 @@ export type ChangePlanInput = z.infer<typeof changePlanInput>;
 
 /**
  * An organization with `user` as its owner; with `defaultProject`, also the
- * project named `Default` that first sign-in gives (docs/behaviour.md#accounts). Flushes
+ * project named `Default` that first sign-in gives (docs/accounts.md). Flushes
  * inside the caller's transaction.
  */
 export async function createOwnedOrganization(

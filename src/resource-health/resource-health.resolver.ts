@@ -6,7 +6,7 @@ import type { EndpointView } from '../endpoints/endpoint.view';
 import type { GraphQLContext } from '../graphql/context';
 import { destinationHealth, endpointHealth, linkedEndpointsByDestinationIds, type ResourceHealthView } from './resource-health.service';
 
-@ObjectType('ResourceHealth', { description: 'Health over the last 24 hours (docs/dashboard.md "Health").' })
+@ObjectType('ResourceHealth', { description: 'Health over the last 24 hours (docs/dashboard.md).' })
 class ResourceHealthType implements ResourceHealthView {
   @Field(() => Int, { name: 'attempts24h' }) attempts_24h!: number;
   @Field(() => Float, { name: 'successRate24h', nullable: true, description: '0..1; null without finished attempts.' }) success_rate_24h!: number | null;

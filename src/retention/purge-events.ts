@@ -2,7 +2,7 @@ import type { Knex } from '@mikro-orm/postgresql';
 import { uuidv7LowerBound } from '../common/ids';
 
 /**
- * Event retention (docs/behaviour.md#retention): each project keeps events for its
+ * Event retention (docs/concepts.md#events-deliveries-and-attempts): each project keeps events for its
  * `retention_days`, else the deployment default (RELAY_EVENT_RETENTION_DAYS).
  * Deleting an event deletes its deliveries and their attempts (foreign keys
  * `on delete cascade`). Age is the event's receipt time: its UUIDv7 id bounds

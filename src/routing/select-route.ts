@@ -3,7 +3,7 @@ import { LOGICS } from '../common/types';
 import { type ConditionInput, evaluateConditions, validateCondition } from '../conditions/conditions';
 
 /**
- * Routing rules of an endpoint-destination link (docs/behaviour.md#routing-rules): tried in
+ * Routing rules of an endpoint-destination link (docs/templates.md#routing-rules): tried in
  * order over the event; the first whose conditions hold picks the template
  * and/or transform. What a matching rule leaves unset (absent or null) keeps
  * the link's default; with no rule matching, the link's defaults apply.

@@ -40,7 +40,7 @@ export function botApiBaseUrl(platform: ChatPlatform, config: Pick<Config, (type
 }
 
 /**
- * Where and how a chat message goes (docs/behaviour.md#chat-destinations). With a bot token and a
+ * Where and how a chat message goes (docs/delivery.md#chat-destinations). With a bot token and a
  * channel id the platform API is used; otherwise the destination's webhook URL.
  */
 function route(args: ChatSendArgs, config: Config): Route | { error: string } {

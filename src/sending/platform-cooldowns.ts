@@ -5,7 +5,7 @@ export const CHAT_PLATFORMS = ['chat_a', 'chat_b', 'chat_c'] as const;
 export type ChatPlatform = (typeof CHAT_PLATFORMS)[number];
 
 /**
- * The global per-platform cooldown of docs/behaviour.md#rate-limited, in PostgreSQL so that
+ * The global per-platform cooldown of docs/delivery.md#retries-timeouts-and-what-receivers-can-say, in PostgreSQL so that
  * every worker process sees it: when a platform answers 429 with a global
  * limit, no worker sends to that platform until the time passes.
  *

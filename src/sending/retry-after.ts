@@ -1,7 +1,7 @@
 import type { SendResult } from './send-result';
 
 /**
- * Reading how long a 429 asks us to wait (docs/behaviour.md#rate-limited), in every form the
+ * Reading how long a 429 asks us to wait (docs/delivery.md#retries-timeouts-and-what-receivers-can-say), in every form the
  * platforms use: the `Retry-After` header (delay-seconds or an HTTP date),
  * a JSON `retry_after` in seconds (possibly fractional), a nested
  * `parameters.retry_after`, and `X-RateLimit-Reset-After`; and the other
@@ -53,7 +53,7 @@ export function webhookRetryAfterMs(headers: Record<string, string>, now: number
   return ms === null ? undefined : Math.min(ms, MAX_RETRY_AFTER_MS);
 }
 
-/** What a receiver's answer asks beyond success or failure (docs/delivery.md "What receivers can tell us"). */
+/** What a receiver's answer asks beyond success or failure (docs/delivery.md "Retries, timeouts and what receivers can say"). */
 export type ReceiverSignals = Pick<SendResult, 'retryAfterMs' | 'unavailable' | 'gone' | 'permanent'>;
 
 /**

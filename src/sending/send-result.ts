@@ -3,7 +3,7 @@ export interface SendResult {
   /** A 2xx answer (and, for platforms that answer 200 with `{ ok: false }`, an `ok` body). */
   ok: boolean;
   statusCode: number | null;
-  /** First 4096 bytes of the answer, cut on a UTF-8 boundary (docs/behaviour.md#attempts). */
+  /** First 4096 bytes of the answer, cut on a UTF-8 boundary (docs/concepts.md#events-deliveries-and-attempts). */
   responseBody: string | null;
   responseBodyTruncated: boolean;
   responseHeaders: Record<string, string> | null;

@@ -3,7 +3,7 @@ import { hmacHex } from '../common/secret-box';
 
 /**
  * Outbound webhook signatures, in the destination's `signature_scheme`
- * (docs/sending.md "Signing"):
+ * (docs/delivery.md "Signing"):
  * - `service`: `X-{prefix}-Signature: sha256=<hex>`, HMAC-SHA256 of `<timestamp>.<raw body>`
  *   keyed with the secret's text;
  * - `standard` (Standard Webhooks): `webhook-signature: v1,<base64>`, HMAC-SHA256 of

@@ -28,7 +28,7 @@ export interface WebhookSendArgs {
 }
 
 /**
- * Sends a delivery to a `webhook` destination (docs/sending.md): the JSON body,
+ * Sends a delivery to a `webhook` destination (docs/internals/sending.md): the JSON body,
  * the event and endpoint id headers and, when the destination has a secret,
  * its signature headers in the destination's scheme (deliveryHeaders).
  */

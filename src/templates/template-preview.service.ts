@@ -11,7 +11,7 @@ import { MessageTemplate } from './message-template.entity';
 import { validateTemplateConfig } from './template-config';
 
 /**
- * Template preview (docs/behaviour.md#templates-and-transforms): renders a template and/or transform
+ * Template preview (docs/templates.md): renders a template and/or transform
  * against a sample payload or a stored event and returns exactly what each
  * destination type would receive. Never sends anything. REST and GraphQL
  * expose this one function.

@@ -87,7 +87,7 @@ export async function deleteTemplate(ctx: ProjectContext, id: string): Promise<v
   await ctx.em.remove(template).flush();
 }
 
-/** docs/behaviour.md#templates-and-transforms: renders without delivering (the formatting engine's previewFormatting). */
+/** docs/templates.md: renders without delivering (the formatting engine's previewFormatting). */
 export function previewTemplate(ctx: ProjectContext, input: PreviewTemplateInput): Promise<PreviewResult> {
   return previewFormatting({ em: ctx.em, projectId: ctx.project.id }, input);
 }

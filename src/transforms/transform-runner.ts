@@ -3,7 +3,7 @@ import { RE2 } from 're2-wasm';
 import { LRUCache } from 'lru-cache';
 
 /**
- * Runs a named transform's JSONata expression against a payload (docs/behaviour.md
+ * Runs a named transform's JSONata expression against a payload (docs/internals/decisions.md
  * #transforms): compiled once and cached, time-boxed, and required to produce a JSON
  * value. Any failure is a TransformError; the delivery fails at once (the
  * same input gives the same result, so retrying is pointless).

@@ -14,7 +14,7 @@ export function workerStateOf(container: AppContainer): WorkerState | undefined 
 
 /**
  * Keeps this process's Temporal worker running for as long as the process lives
- * (docs/delivery.md "When Temporal or PostgreSQL is away"): connects at start and again
+ * (docs/internals/delivery.md "When Temporal or PostgreSQL is away"): connects at start and again
  * after the worker stops on its own, with jittered backoff (1 s doubling to 30 s), logging
  * one line per change of state. A setting the server refuses (a ConfigError) at the first
  * attempt stops start-up; every other failure is waited out.

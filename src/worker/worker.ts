@@ -77,7 +77,7 @@ export async function startRelayWorker(container: AppContainer, opts: { taskQueu
     taskQueue: opts.taskQueue ?? config.TEMPORAL_TASK_QUEUE,
     ...(prebuilt ? { workflowBundle: { codePath: WORKFLOW_BUNDLE_PATH } } : { workflowsPath: WORKFLOWS_PATH }),
     activities: createActivities(container),
-    // Slots follow the work (docs/delivery.md "Capacity and isolation"). An attempt is a local activity that mostly
+    // Slots follow the work (docs/internals/delivery.md "Capacity and isolation"). An attempt is a local activity that mostly
     // waits on a receiver's network answer: a promise and a socket, no CPU. What bounds how many wait on one
     // destination is its max_concurrency (a lease in PostgreSQL, across all workers), not this number; so it is
     // large: a thousand slow destinations would each need two attempts in flight to fill it. No attempt waits on a

@@ -3,7 +3,7 @@ import { API_KEY_ROLE, PERMISSIONS, roleAllows, type Permission } from '../../sr
 import type { Role } from '../../src/common/types';
 
 /**
- * docs/behaviour.md#roles as data, for the role-matrix tests: who may call an
+ * docs/concepts.md#organizations-projects-and-roles as data, for the role-matrix tests: who may call an
  * operation with a given access requirement, and which permission each kind
  * of mutation must declare.
  */
@@ -32,7 +32,7 @@ function byRole(role: Role, permission: Permission): Expected {
 }
 
 /**
- * What docs/behaviour.md#roles says each mutation needs, by resource (the route's tag), with the
+ * What docs/concepts.md#organizations-projects-and-roles says each mutation needs, by resource (the route's tag), with the
  * exceptions named by `METHOD path`. A new tag must be added here: the test
  * fails until someone decides which role its mutations need.
  */
@@ -67,7 +67,7 @@ const EXCEPTIONS: Record<string, AccessRequirement['scope'] | Permission> = {
   'POST /v1/transforms/preview': 'read',
 };
 
-/** The scope or permission docs/behaviour.md#roles calls for, or undefined for a tag nobody classified yet. */
+/** The scope or permission docs/concepts.md#organizations-projects-and-roles calls for, or undefined for a tag nobody classified yet. */
 export function requiredByRulings(method: string, path: string, tag: string): AccessRequirement['scope'] | Permission | undefined {
   return EXCEPTIONS[`${method.toUpperCase()} ${path}`] ?? BY_TAG[tag];
 }

@@ -23,7 +23,7 @@ import { CALLERS, declared, expectedFor } from './access-matrix';
 /**
  * Every GraphQL mutation, called by every role and by a project API key in a
  * workspace of its own, with arguments made up from their types: 403 naming
- * the role exactly where the mutation's `@Scoped` requirement and docs/behaviour.md#roles
+ * the role exactly where the mutation's `@Scoped` requirement and docs/concepts.md#organizations-projects-and-roles
  * say. A mutation without `@Scoped` counts as public.
  */
 function sample(type: GraphQLInputType, name: string, ws: Workspace): unknown {
@@ -47,7 +47,7 @@ function sample(type: GraphQLInputType, name: string, ws: Workspace): unknown {
 const PUBLIC = new Set(['signup', 'login', 'refreshToken', 'logout', 'startOAuthSignIn', 'completeOAuthSignIn', 'exchangeOAuthCode']);
 const USER = new Set(['updateMe', 'createOrganization', 'acceptInvite', 'completeOAuthConnection']);
 
-/** The roles table (docs/behaviour.md#roles) by the mutation's name: organizations' plan and deletion are the owner's; members, invites, projects the admin's; the rest a developer's. */
+/** The roles table (docs/concepts.md#organizations-projects-and-roles) by the mutation's name: organizations' plan and deletion are the owner's; members, invites, projects the admin's; the rest a developer's. */
 function rulingFor(name: string): string {
   if (PUBLIC.has(name)) return 'public';
   if (USER.has(name)) return 'user';
@@ -73,7 +73,7 @@ describe('role matrix of the GraphQL mutations', () => {
   });
   afterAll(() => api.close());
 
-  it('declares on every mutation the access docs/behaviour.md#roles gives it', () => {
+  it('declares on every mutation the access docs/concepts.md#organizations-projects-and-roles gives it', () => {
     expect(mutations.length).toBeGreaterThan(20);
     const mismatches = mutations.filter((m) => declared(m.access) !== rulingFor(m.name)).map((m) => `${m.name}: declares ${declared(m.access)}, the roles table says ${rulingFor(m.name)}`);
     expect(mismatches).toEqual([]);

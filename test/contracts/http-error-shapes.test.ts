@@ -25,7 +25,7 @@ const parseResponse = (raw: string) => {
   return { status: Number(statusLine.split(' ')[1]), headers, body: JSON.parse(rest.join('\r\n\r\n')) };
 };
 
-/** Every answer the service writes has the docs/behaviour.md#errors JSON error shape, including those Koa's router and Node's parser produce. */
+/** Every answer the service writes has the docs/api.md#errors JSON error shape, including those Koa's router and Node's parser produce. */
 describe('HTTP error shapes outside the routes', () => {
   let api: TestApi;
   let slug: string;

@@ -10,7 +10,7 @@ const acceptsString = (s: Schema | undefined): boolean =>
   !!s && (s.type === 'string' || (Array.isArray(s.type) && s.type.includes('string')) || [...(s.anyOf ?? []), ...(s.oneOf ?? [])].some(acceptsString));
 
 /**
- * A NUL character in any text input is a 400 naming the field (docs/behaviour.md#errors),
+ * A NUL character in any text input is a 400 naming the field (docs/api.md#errors),
  * never a 500 from PostgreSQL: every string field of every request body and
  * every string query parameter in the OpenAPI document, and GraphQL arguments.
  */

@@ -9,7 +9,7 @@ import { CALLERS, type Caller, declared, expectedFor, requiredByRulings } from '
 /**
  * Every mutating `/v1` route, called by every role and by a project API key,
  * each in a workspace of its own (an allowed call may really delete things):
- * 403 naming the needed role exactly where docs/behaviour.md#roles says, and never
+ * 403 naming the needed role exactly where docs/concepts.md#organizations-projects-and-roles says, and never
  * elsewhere. Generated from `v1Routes`, so a new route is covered as it lands.
  */
 const mutations = v1Routes.filter((r) => r.method !== 'get');
@@ -22,7 +22,7 @@ describe('role matrix of the /v1 mutations', () => {
   });
   afterAll(() => api.close());
 
-  it('declares on every mutation the permission docs/behaviour.md#roles gives its resource', () => {
+  it('declares on every mutation the permission docs/concepts.md#organizations-projects-and-roles gives its resource', () => {
     const mismatches = mutations
       .map((r) => ({ route: `${r.method.toUpperCase()} ${r.path}`, tag: r.tag, declared: declared(r.access), rulings: requiredByRulings(r.method, r.path, r.tag) }))
       .filter((m) => m.declared !== m.rulings);

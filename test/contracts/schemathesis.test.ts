@@ -31,9 +31,9 @@ function rejectedValid(output: string): string[] {
   return [...block.matchAll(/- ([A-Z]+ \S+)/g)].map((m) => m[1]);
 }
 
-/** The ones docs/api.md explains ("Rejected-valid warnings left"): each needs data or configuration no document can state. */
+/** The ones docs/internals/testing.md explains ("Rejected-valid warnings left"): each needs data or configuration no document can state. */
 function explainedInDocs(): string[] {
-  const docs = readFileSync(path.join(__dirname, '../../docs/api.md'), 'utf8');
+  const docs = readFileSync(path.join(__dirname, '../../docs/internals/testing.md'), 'utf8');
   const section = docs.split('### Rejected-valid warnings left')[1]?.split('\n#')[0] ?? '';
   return [...section.matchAll(/^- `([A-Z]+ \S+)`/gm)].map((m) => m[1]);
 }
@@ -75,7 +75,7 @@ describe('schemathesis against /v1', () => {
     expect(code).toBe(0);
     // Issue 20.6: the document states what the service enforces, so generated valid data is accepted.
     const unexplained = rejectedValid(output).filter((op) => !explainedInDocs().includes(op));
-    // Which operations the fuzzer gets refused varies between runs (its time budget); docs/api.md lists every known one.
+    // Which operations the fuzzer gets refused varies between runs (its time budget); docs/internals/testing.md lists every known one.
     expect(unexplained).toEqual([]);
   }, 240_000);
 });

@@ -5,7 +5,7 @@ import { type DashboardEnv, describeInBrowser, graphql, logIn, signUpThroughApi,
 const PASSWORD = 'correct horse battery staple';
 
 /**
- * The Issues page (docs/issues.md) in a real browser against the service as a user starts it: the
+ * The Issues page (docs/alerts.md#issues) in a real browser against the service as a user starts it: the
  * empty state, a failing destination's issue reached from its health panel, the open count in the
  * navigation, acknowledge / retry affected deliveries / resolve, and the state filter.
  */

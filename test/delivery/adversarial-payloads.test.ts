@@ -9,7 +9,7 @@ const nest = (open: string, close: string, n: number, inner = '') => open.repeat
 
 /**
  * What a sender posts is refused at ingress with a 400, or delivered to the receiver byte for
- * byte (docs/security.md "What ingress refuses", docs/delivery.md "One event cannot stop the
+ * byte (docs/internals/ingress.md "What ingress refuses, and why", docs/delivery.md "One event cannot stop the
  * others"). Bodies are written as raw text, so what is compared is exactly what was sent.
  */
 const CORPUS: Array<{ name: string; body: string | Buffer; refused?: string }> = [

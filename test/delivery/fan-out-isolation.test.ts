@@ -5,7 +5,7 @@ import { createTestContainer, type TestContainer } from '../support/test-env';
 import { createScene, type Scene, sql } from './harness';
 
 /**
- * docs/delivery.md "One event cannot stop the others": an outbox batch whose statement fails on
+ * docs/internals/delivery.md "One event cannot stop the others": an outbox batch whose statement fails on
  * one event's data is fanned out event by event; an event that fails alone gets a degraded
  * search row, or, failing even so, is quarantined with its reason. Everyone else flows on.
  */

@@ -11,7 +11,7 @@ import { startReceiver } from './receiver';
 import { startWorkerChild, type WorkerChild } from './worker-child';
 
 /**
- * Delivery isolation (docs/delivery.md "Capacity and isolation"): a
+ * Delivery isolation (docs/internals/delivery.md "Capacity and isolation"): a
  * destination's max_concurrency across worker processes, its circuit breaker,
  * and the fair dispatcher. Each mechanism is checked where it would fail
  * without it.

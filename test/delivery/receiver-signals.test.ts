@@ -3,7 +3,7 @@ import { insertEvent } from '../support/factories';
 import { attemptsOf, createScene, type DeliveryStack, resetReceiver, type Scene, sql, startDeliveryStack, waitForDeliveries, waitForStatus, workflowResult } from './harness';
 
 /**
- * What a receiver's own answer asks of the service (docs/delivery.md "What receivers can tell us"),
+ * What a receiver's own answer asks of the service (docs/delivery.md "Retries, timeouts and what receivers can say"),
  * against the real worker: a 410 Gone pauses the destination, a 503 with Retry-After is waited out
  * without counting an attempt while the retry schedule allows it.
  */

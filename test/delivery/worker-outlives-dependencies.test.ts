@@ -17,7 +17,7 @@ async function until(check: () => Promise<boolean> | boolean): Promise<void> {
 }
 
 /**
- * docs/delivery.md "When Temporal or PostgreSQL is away": `relay worker` started while Temporal is
+ * docs/internals/delivery.md "When Temporal or PostgreSQL is away": `relay worker` started while Temporal is
  * down keeps retrying (one log line, not a stack trace per try), says not ready on its
  * `/readyz`, fans events out meanwhile, and delivers once a Temporal dev server starts on
  * that address a minute later, with no manual step.

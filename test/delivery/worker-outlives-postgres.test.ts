@@ -38,7 +38,7 @@ async function startPgProxy(target: { host: string; port: number }, port: number
   return { up, down };
 }
 
-/** docs/delivery.md "When Temporal or PostgreSQL is away": PostgreSQL down at start, and lost later. */
+/** docs/internals/delivery.md "When Temporal or PostgreSQL is away": PostgreSQL down at start, and lost later. */
 describe('relay worker outlives PostgreSQL', () => {
   let t: TestContainer;
   let receiver: Receiver;

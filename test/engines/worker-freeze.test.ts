@@ -13,7 +13,7 @@ import { createTestContainer, type TestContainer } from '../support/test-env';
  * The freeze is SIGSTOP (every thread stops) by default; FREEZE_MODE=block blocks only the
  * main JavaScript thread (test/support/block-main-thread.cjs), the way a heap snapshot
  * does, while the SDK's native threads keep polling. FREEZE_SECONDS and FREEZE_RATE
- * (events/s) reproduce longer runs (docs/scaling.md "A paused worker").
+ * (events/s) reproduce longer runs (docs/internals/delivery.md "A paused worker").
  */
 const FREEZE_S = Number(process.env.FREEZE_SECONDS ?? 20);
 const RATE = Number(process.env.FREEZE_RATE ?? 10);

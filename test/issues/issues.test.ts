@@ -11,7 +11,7 @@ import { sql, waitForDeliveries, waitForStatus } from '../delivery/harness';
 import { type Receiver, startReceiver } from '../delivery/receiver';
 
 /**
- * Issues (docs/issues.md) against the real API, worker, dispatcher and publisher: failures open and
+ * Issues (docs/alerts.md#issues) against the real API, worker, dispatcher and publisher: failures open and
  * group into issues by destination and cause, their retry action replays every affected delivery,
  * and they resolve after three successes in a row (a failure restarts the count), or by hand;
  * each opening and resolution is an operational event.

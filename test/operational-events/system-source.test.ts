@@ -3,7 +3,7 @@ import { postSigned } from '../support/ingress-helpers';
 import { type ResourceEnv, startResourceEnv } from '../resources/resource-harness';
 
 /**
- * The project's system source (docs/operational-events.md "The system source"): made with every
+ * The project's system source (docs/alerts.md): made with every
  * project, listed with `system: true`, never reachable over HTTP, never deleted, and only the settings
  * that make sense for it can change.
  */

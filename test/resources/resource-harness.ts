@@ -8,7 +8,7 @@ import { createWorkspace, type Workspace } from '../support/factories';
  * The shared setting of the resource tests: a real API server, an owner, a
  * viewer in the same organization, and a stranger in another organization.
  * Every response body is recorded, so each file can assert at the end that
- * no secret it set ever came back (docs/behaviour.md#secrets).
+ * no secret it set ever came back (docs/concepts.md#secrets).
  */
 
 /** Distinctive secrets the tests set; none may appear in any response. */

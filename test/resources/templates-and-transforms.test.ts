@@ -81,7 +81,7 @@ describe('message templates, preview and transforms over REST and GraphQL', () =
     });
   });
 
-  describe('preview (docs/behaviour.md#templates-and-transforms)', () => {
+  describe('preview (docs/templates.md)', () => {
     it('renders a saved template and transform against a sample payload, per destination type, without delivering', async () => {
       const template = (await env.call('POST', '/v1/templates', { body: { name: 'p', config: V2_CONFIG } })).body;
       const transform = (await env.call('POST', '/v1/transforms', { body: { name: 'p', expression: '{ "number": pr.number, "repo": pr.repo }' } })).body;

@@ -183,7 +183,7 @@ describe('configuration and addressing errors', () => {
   });
 });
 
-describe('429 handling (docs/behaviour.md#rate-limited)', () => {
+describe('429 handling (docs/delivery.md#retries-timeouts-and-what-receivers-can-say)', () => {
   it('chat_b per-route limit: rateLimited with the fractional retry_after, no cooldown', async () => {
     fakes.chatB.rateLimitNext(1.5);
     const result = await send({ platform: 'chat_b', webhookUrl: fakes.chatB.webhookUrl });

@@ -209,7 +209,7 @@ describe('sendWebhook: answers', () => {
   });
 });
 
-describe('sendWebhook: SSRF guard (docs/behaviour.md#private-networks)', () => {
+describe('sendWebhook: SSRF guard (docs/delivery.md#private-networks)', () => {
   const hosts = (port: number) => [
     `http://localhost:${port}/hook`,
     `http://127.0.0.1:${port}/hook`,

@@ -80,7 +80,7 @@ export interface FieldProblem {
   message: string;
 }
 
-/** The docs/behaviour.md#errors code of the first GraphQL error, e.g. `forbidden`, `invalid_input`. */
+/** The docs/api.md#errors code of the first GraphQL error, e.g. `forbidden`, `invalid_input`. */
 export function errorCode(error: CombinedError | undefined): string | undefined {
   const code = error?.graphQLErrors[0]?.extensions?.code;
   return typeof code === 'string' ? code : undefined;

@@ -17,7 +17,7 @@ export interface BulkFilter {
   eventTypePrefix?: string;
   createdAfter?: string;
   createdBefore?: string;
-  /** The deliveries an issue affected (docs/issues.md). */
+  /** The deliveries an issue affected (docs/alerts.md#issues). */
   issueId?: string;
 }
 

@@ -55,7 +55,7 @@ function usePlatforms(): Platform[] {
 
 type SignatureScheme = 'service' | 'standard';
 
-/** How each signature scheme is named in the forms (docs/sending.md "Signing"). */
+/** How each signature scheme is named in the forms (docs/delivery.md "Signing"). */
 const SCHEMES: Record<SignatureScheme, { option: string; short: string; check: string }> = {
   service: { option: 'Sign: X-Service-Signature (this service’s scheme)', short: 'yes', check: 'X-Service-Signature' },
   standard: {

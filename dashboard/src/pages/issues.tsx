@@ -7,7 +7,7 @@ import { useCan } from '../lib/session';
 import { urlCursorPager, useUrlState } from '../lib/url-state';
 import { BulkActionPanel } from './bulk-action';
 
-/** Issues (docs/issues.md): failures grouped by destination and cause; change their state, retry what they affected. */
+/** Issues (docs/alerts.md#issues): failures grouped by destination and cause; change their state, retry what they affected. */
 
 const STATES = ['open', 'acknowledged', 'ignored', 'resolved'] as const;
 type IssueState = (typeof STATES)[number];

@@ -3,7 +3,7 @@ import { gql, useMutation, useQuery } from 'urql';
 import { Can, ConfirmButton, EmptyState, ErrorMessage, Field, Page, SecretOnce, StatusBadge, Table, Time } from '../components';
 import { useCan, useWorkspace, type Role } from '../lib/session';
 
-/** The current organization's members and invites (docs/behaviour.md#roles: admins manage members, owners manage owners). */
+/** The current organization's members and invites (docs/concepts.md#organizations-projects-and-roles: admins manage members, owners manage owners). */
 
 interface Member {
   id: string;

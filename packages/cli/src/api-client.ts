@@ -12,7 +12,7 @@ export interface SessionPayload {
 }
 export const SESSION_FIELDS = 'accessToken refreshToken expiresIn user { id email }';
 
-/** A GraphQL error the API answered with: its docs/behaviour.md#errors code and HTTP-like status. */
+/** A GraphQL error the API answered with: its docs/api.md#errors code and HTTP-like status. */
 export class ApiError extends CliError {
   constructor(
     message: string,

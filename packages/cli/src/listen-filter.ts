@@ -4,7 +4,7 @@ import { CliError, EXIT } from './cli-errors';
 
 /**
  * `relay listen --event-type a,b --filter '<field> <op> <value>'`: what the
- * session keeps on the server (docs/cli.md "Event types and filters"). The
+ * session keeps on the server (docs/internals/cli-tunnel.md "Event types and filters"). The
  * syntax is checked here, before anything is sent; the conditions themselves
  * (a field path, a regular expression) by the API, with the filter groups' rules.
  */

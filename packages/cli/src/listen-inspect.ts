@@ -2,7 +2,7 @@ import { truncateUtf8 } from './shared/utf8';
 import type { ForwardResult } from './local-forwarder';
 
 /**
- * Inspecting what `relay listen` forwarded (docs/cli.md "Inspecting events"):
+ * Inspecting what `relay listen` forwarded (docs/internals/cli-tunnel.md "The screen"):
  * the request the local server got and its response, the first 4 KiB of each
  * body, for `d` on the selected line (↑/↓) and in every `--output json` line.
  */

@@ -19,7 +19,7 @@ export interface MissedHost {
 }
 
 /**
- * The events that arrived while no CLI was listening (docs/cli.md "Reconnecting"): looked for when the tunnel is up,
+ * The events that arrived while no CLI was listening (docs/internals/cli-tunnel.md "Reconnecting"): looked for when the tunnel is up,
  * first and after each reconnection; offered (`f`) or, with --forward-missed, forwarded at once, oldest first.
  */
 export class MissedEventsOffer {

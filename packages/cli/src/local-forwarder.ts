@@ -7,7 +7,7 @@ import type { CliForwardView, ForwardResult } from './shared/wire';
 /** One forward the API hands the CLI on the `cliForwards` subscription. */
 export type CliForward = CliForwardView;
 export type { ForwardResult };
-/** The local server gets as long as a webhook destination does (docs/behaviour.md#attempts). */
+/** The local server gets as long as a webhook destination does (docs/concepts.md#events-deliveries-and-attempts). */
 export const LOCAL_TIMEOUT_MS = 30_000;
 
 export function parsePort(value: string): number {

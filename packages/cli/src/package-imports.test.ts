@@ -3,7 +3,7 @@ import { builtinModules } from 'node:module';
 import path from 'node:path';
 
 /**
- * The client stands alone (docs/cli.md "The CLI package"): packages/cli/src imports only its own files, Node's
+ * The client stands alone (docs/internals/cli-tunnel.md "The CLI package"): packages/cli/src imports only its own files, Node's
  * built-ins and the package's own devDependencies (bundled into dist/relay.js), never the service's code.
  * shared/ is what the service imports from the client (wire types, limits, ids): Node's built-ins only, so the
  * service loads no client dependency through it.

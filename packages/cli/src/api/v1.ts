@@ -1811,14 +1811,14 @@ export interface components {
             idempotency_key: string | null;
             /** @enum {string} */
             status: "received" | "filtered";
-            /** @description Set when the pipeline could not process the event and set it aside undelivered (docs/delivery.md "Quarantined events") */
+            /** @description Set when the pipeline could not process the event and set it aside undelivered (docs/troubleshooting.md) */
             quarantined_at: string | null;
             /** @description Why the event was quarantined (the database's error); null when it was not */
             quarantine_reason: string | null;
             /** Format: date-time */
             created_at: string;
             /**
-             * @description The deliveries' outcome summarised, worst first (docs/dashboard.md "Event outcomes")
+             * @description The deliveries' outcome summarised, worst first (docs/concepts.md "Statuses and outcomes")
              * @enum {string}
              */
             outcome: "quarantined" | "dead_lettered" | "failed" | "retrying" | "pending" | "skipped" | "canceled" | "delivered" | "no_destination" | "filtered";
@@ -1854,14 +1854,14 @@ export interface components {
             idempotency_key: string | null;
             /** @enum {string} */
             status: "received" | "filtered";
-            /** @description Set when the pipeline could not process the event and set it aside undelivered (docs/delivery.md "Quarantined events") */
+            /** @description Set when the pipeline could not process the event and set it aside undelivered (docs/troubleshooting.md) */
             quarantined_at: string | null;
             /** @description Why the event was quarantined (the database's error); null when it was not */
             quarantine_reason: string | null;
             /** Format: date-time */
             created_at: string;
             /**
-             * @description The deliveries' outcome summarised, worst first (docs/dashboard.md "Event outcomes")
+             * @description The deliveries' outcome summarised, worst first (docs/concepts.md "Statuses and outcomes")
              * @enum {string}
              */
             outcome: "quarantined" | "dead_lettered" | "failed" | "retrying" | "pending" | "skipped" | "canceled" | "delivered" | "no_destination" | "filtered";
@@ -2205,7 +2205,7 @@ export interface components {
             paused_at: string | null;
             /** @description Attempts in flight at once across all workers; null: the service default */
             max_concurrency: number | null;
-            /** @description The circuit breaker (docs/delivery.md "Circuit breaker") */
+            /** @description The circuit breaker (docs/delivery.md "Retries, timeouts and what receivers can say") */
             circuit: {
                 /**
                  * @description open: attempts are deferred until a probe gets an answer; half_open: the probe is in flight
