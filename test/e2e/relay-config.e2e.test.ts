@@ -51,6 +51,29 @@ describe('settings from .env and `relay config`', () => {
     expect(stderr).toContain(`(set in ${path.join(fs.realpathSync(dir), '.env')})`);
   });
 
+  it('refuses a .env line that is not NAME=value by its number, never showing it, in every command that reads .env', () => {
+    // A forgotten `=`: the secret and the next line must neither be shown, logged nor silently dropped.
+    const secret = 'a-jwt-secret-whose-equals-sign-was-forgotten-0123456789';
+    fs.writeFileSync(path.join(dir, '.env'), `# settings\nRELAY_JWT_SECRET ${secret}\nPORT=4100\n`);
+    const file = path.join(fs.realpathSync(dir), '.env');
+    for (const args of [['config'], ['config', '--json'], ['start'], ['api'], ['worker'], ['migrate']]) {
+      const { code, stdout, stderr } = relay(args, dir, { LOG_FORMAT: 'json' });
+      expect({ args, code, stdout }).toEqual({ args, code: 78, stdout: '' });
+      expect(stderr).toBe(`configuration error: ${file} line 2: not a setting; a line is NAME=value, a # comment or blank (the line is not shown: it may hold a secret)\n`);
+    }
+  });
+
+  it('names an unknown setting from .env without its value', () => {
+    const secret = 'a-jwt-secret-under-a-misspelt-name-0123456789';
+    fs.writeFileSync(path.join(dir, '.env'), `RELAY_JWT_SECRTE=${secret}\n`);
+    const text = relay(['config'], dir);
+    const json = relay(['config', '--json'], dir);
+    expect([text.code, json.code]).toEqual([0, 0]);
+    expect(text.stdout).toContain('unknown setting RELAY_JWT_SECRTE: nothing reads it; did you mean RELAY_JWT_SECRET?');
+    expect(JSON.parse(json.stdout).unknown).toEqual([{ name: 'RELAY_JWT_SECRTE', suggestion: 'RELAY_JWT_SECRET' }]);
+    for (const out of [text.stdout, text.stderr, json.stdout, json.stderr]) expect(out).not.toContain(secret);
+  });
+
   describe('a service command', () => {
     let db: TestDatabase;
     beforeAll(async () => (db = await createTestDatabase()));
@@ -62,6 +85,15 @@ describe('settings from .env and `relay config`', () => {
       expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
       expect(stdout).toContain('database is up to date');
       expect(stdout).toMatch(/unknown setting RELAY_DELIVERY_TIMEOUT \(from [^)]*\.env\): nothing reads it; did you mean RELAY_DELIVERY_TIMEOUT_MS\?/);
+    });
+
+    it("logs an unknown setting's name, never its value", () => {
+      const secret = 'a-jwt-secret-under-a-misspelt-name-0123456789';
+      fs.writeFileSync(path.join(dir, '.env'), `DATABASE_URL=${db.url}\nRELAY_JWT_SECRTE=${secret}\n`);
+      const { code, stdout, stderr } = relay(['migrate'], dir);
+      expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+      expect(stdout).toMatch(/unknown setting RELAY_JWT_SECRTE \(from [^)]*\.env\): nothing reads it; did you mean RELAY_JWT_SECRET\?/);
+      expect(stdout).not.toContain(secret);
     });
   });
 });
