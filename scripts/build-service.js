@@ -8,6 +8,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { setTimeout: sleep } = require('node:timers/promises');
+const { execFileSync } = require('node:child_process');
 
 const ROOT = path.join(__dirname, '..');
 const DIST = path.join(ROOT, 'dist');
@@ -183,6 +184,19 @@ function pruneBuilds(current) {
   for (const { name } of old) fs.rmSync(path.join(BUILDS, name), { recursive: true, force: true });
 }
 
+/**
+ * The commit the build is made from, recorded in BUILD.json for `relay --version` where there is no checkout (an
+ * image): RELAY_BUILD_COMMIT when set (an image build's context has no .git; it passes its revision so), else HEAD.
+ */
+function buildCommit() {
+  if (process.env.RELAY_BUILD_COMMIT) return process.env.RELAY_BUILD_COMMIT;
+  try {
+    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 10_000 }).trim() || null;
+  } catch {
+    return null;
+  }
+}
+
 async function build(sources, log) {
   const began = Date.now();
   const name = `${new Date().toISOString().replace(/[-:.]/g, '').slice(0, 15)}-${process.pid}`;
@@ -191,7 +205,8 @@ async function build(sources, log) {
   try {
     const files = transpile(outDir);
     const workflows = await bundleWorkflows(outDir, previousBuild());
-    fs.writeFileSync(path.join(outDir, 'BUILD.json'), JSON.stringify({ sources, workflows, files, built_at: new Date().toISOString() }) + '\n');
+    const commit = buildCommit();
+    fs.writeFileSync(path.join(outDir, 'BUILD.json'), JSON.stringify({ sources, workflows, files, commit, built_at: new Date().toISOString() }) + '\n');
     // A real dist/current folder (an older layout) is moved aside: only a link can be replaced atomically.
     if (fs.existsSync(CURRENT) && !fs.lstatSync(CURRENT).isSymbolicLink()) fs.renameSync(CURRENT, path.join(BUILDS, `old-${name}`));
     const link = `${CURRENT}.${process.pid}`;

@@ -14,8 +14,8 @@ export const SETTING_NAMES = Object.keys(settingsSchema.shape) as SettingName[];
 
 /** `RELAY_*` variables read by the client commands (`relay login`, `listen`, …), not by the service. */
 const CLIENT_SETTINGS = ['RELAY_API_URL', 'RELAY_API_KEY', 'RELAY_PROFILE', 'RELAY_EMAIL', 'RELAY_PASSWORD', 'RELAY_DEBUG'];
-/** The repository's own tooling (test set-up, benches, CI) reads these. */
-const TOOLING_PREFIXES = ['RELAY_TEST_', 'RELAY_BENCH_', 'RELAY_CI_'];
+/** The repository's own tooling (test set-up, benches, CI, the build) reads these. */
+const TOOLING_PREFIXES = ['RELAY_TEST_', 'RELAY_BENCH_', 'RELAY_CI_', 'RELAY_BUILD_'];
 
 const OAUTH_SETTINGS: Array<[string, string]> = [
   ['CLIENT_ID', 'OAuth client id; setting it enables the provider (then the next three are required)'],

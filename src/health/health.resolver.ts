@@ -2,6 +2,7 @@ import { Field, ObjectType, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../common/request-context';
 import { Scoped } from '../graphql/scoped';
 import type { OAuthProvider } from '../common/types';
+import { relayVersion } from '../../packages/cli/src/version';
 
 @ObjectType()
 class ServiceInfo {
@@ -21,7 +22,7 @@ export class HealthResolver {
   serviceInfo(@Scoped({ scope: 'public' }) ctx: RequestContext): ServiceInfo {
     return {
       name: 'webhook-relay',
-      version: process.env.npm_package_version ?? '0.1.0',
+      version: relayVersion(),
       oauthProviders: Object.keys(ctx.container.config.oauthProviders) as OAuthProvider[],
     };
   }

@@ -20,6 +20,7 @@ import { templateRoutes } from '../templates/template.routes';
 import { transformRoutes } from '../transforms/transform.routes';
 import { buildOpenApiDocument } from './openapi';
 import { mountRoutes, type RouteDef } from './route';
+import { relayVersion } from '../../packages/cli/src/version';
 
 /** Every `/v1` operation; add a resource's routes here. The OpenAPI document is built from this list. */
 export const v1Routes: RouteDef[] = [...accountRoutes, ...organizationRoutes, ...projectRoutes, ...apiKeyRoutes, ...oauthRoutes, ...eventRoutes, ...cliTriggerRoutes, ...deliveryRoutes, ...bulkActionRoutes, ...issueRoutes, ...resourceHealthRoutes, ...endpointRoutes, ...filterGroupRoutes, ...destinationRoutes, ...linkRoutes, ...templateRoutes, ...transformRoutes, ...projectMetricsRoutes];
@@ -35,7 +36,7 @@ export function checkedInOpenApiJson(version: string): string {
 export function v1Router(container: AppContainer): Router {
   const router = new Router();
   router.get('/v1/openapi.json', (ctx) => {
-    ctx.body = buildOpenApiDocument(v1Routes, { version: process.env.npm_package_version ?? '0.1.0', serverUrl: container.config.publicBaseUrl });
+    ctx.body = buildOpenApiDocument(v1Routes, { version: relayVersion(), serverUrl: container.config.publicBaseUrl });
   });
   mountRoutes(router, container, v1Routes);
   return router;

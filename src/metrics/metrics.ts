@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { relayCommit, relayVersion } from '../../packages/cli/src/version';
 
 /**
  * One Prometheus registry per process, served at `GET /metrics`. Other areas
@@ -6,6 +7,19 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
  */
 export const metricsRegistry = new Registry();
 collectDefaultMetrics({ register: metricsRegistry, prefix: 'relay_' });
+
+/** Which release runs where (a rolling deploy shows both): read at the first scrape, as `relay --version` says it. */
+let labelled = false;
+export const buildInfo = new Gauge({
+  name: 'relay_build_info',
+  help: 'Always 1, labelled with the version and git commit of this process (as relay --version prints them).',
+  labelNames: ['version', 'commit'] as const,
+  registers: [metricsRegistry],
+  collect() {
+    if (!labelled) this.set({ version: relayVersion(), commit: relayCommit() }, 1);
+    labelled = true;
+  },
+});
 
 export const ingressRequests = new Counter({
   name: 'relay_ingress_requests_total',

@@ -12,6 +12,7 @@ import { hasTmux, Terminal } from '../cli/tmux';
 
 const REPO = path.resolve(__dirname, '..', '..');
 const CLI_PACKAGE = path.join(REPO, 'packages', 'cli');
+const BUILT_FROM = 'c0ffee0123456789abcdef0123456789abcdef01';
 
 /**
  * The CLI package stands alone: a copy of packages/cli by itself (nothing else of the repository beside it) installs
@@ -37,7 +38,13 @@ describe('the relay CLI package (packages/cli)', () => {
     const alone = path.join(work, 'cli-package');
     fs.cpSync(CLI_PACKAGE, alone, { recursive: true, filter: (from) => !/\/(node_modules|dist)$|\.tgz$/.test(from) });
     execFileSync('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund'], { cwd: alone, stdio: 'ignore' });
-    const packed = execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: alone, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    // A copy outside any checkout: the commit comes from RELAY_BUILD_COMMIT, as in an image build.
+    const packed = execFileSync('npm', ['pack', '--json', '--pack-destination', work], {
+      cwd: alone,
+      env: { ...process.env, RELAY_BUILD_COMMIT: BUILT_FROM },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     // The prepack script (the bundle's build) prints its line before npm's JSON.
     tarball = path.join(work, (JSON.parse(packed.slice(packed.indexOf('[\n'))) as Array<{ filename: string }>)[0].filename);
     execFileSync('npm', ['install', '-g', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', tarball], { cwd: work, stdio: 'ignore' });
@@ -56,12 +63,12 @@ describe('the relay CLI package (packages/cli)', () => {
 
   it('is one bundled file with no dependencies, and prints its version and its client commands', () => {
     const listing = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).trim().split('\n').sort();
-    expect(listing).toEqual(['package/README.md', 'package/dist/relay.js', 'package/package.json']);
+    expect(listing).toEqual(['package/LICENSE', 'package/README.md', 'package/dist/relay.js', 'package/package.json']);
     const manifest = JSON.parse(fs.readFileSync(path.join(CLI_PACKAGE, 'package.json'), 'utf8')) as Record<string, unknown>;
     expect(manifest.dependencies).toBeUndefined();
     expect(fs.readdirSync(path.join(prefix, 'lib', 'node_modules'))).toEqual(['@webhook-relay']);
 
-    expect(relay(['--version']).trim()).toBe(manifest.version);
+    expect(relay(['--version']).trim()).toBe(`${manifest.version} (commit ${BUILT_FROM.slice(0, 12)})`);
     const began = performance.now();
     const help = relay(['--help']);
     console.log(`installed relay --help: ${Math.round(performance.now() - began)} ms (load average ${os.loadavg()[0].toFixed(1)})`);

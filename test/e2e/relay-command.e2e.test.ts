@@ -10,8 +10,10 @@ const relay = (args: string[], cwd = REPO, bin = path.join(REPO, 'bin', 'relay.j
 describe('the relay command', () => {
   it('prints its version and its commands', () => {
     const { version } = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { version: string };
-    expect(relay(['--version']).trim()).toBe(version);
-    expect(relay(['-V']).trim()).toBe(version);
+    // The version and the checkout's commit (issue 35: which commit a relay is).
+    const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: REPO, encoding: 'utf8' }).trim().slice(0, 12);
+    expect(relay(['--version']).trim()).toBe(`${version} (commit ${commit})`);
+    expect(relay(['-V']).trim()).toBe(`${version} (commit ${commit})`);
     const help = relay(['--help']);
     expect(help).toMatch(/-V, --version\s+the version of this relay/);
     for (const command of ['start', 'api', 'worker', 'migrate', 'login', 'listen', 'whoami', 'trigger']) expect(help).toContain(`\n  ${command}`);

@@ -1,6 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { CliError, EXIT } from './cli-errors';
-import { relayVersion } from './version';
+import { versionLine } from './version';
 
 /* Every command's module loads only when it runs: `relay --help` and `--version` load commander alone (docs/cli.md). */
 /* eslint-disable @typescript-eslint/no-require-imports */
@@ -13,11 +13,17 @@ const collect = (value: string, previous: string[]) => [...previous, value];
 
 /** The `relay` program with no commands yet: its description, version and the way it reports usage errors. */
 export function relayProgram(description: string, versionHelp: string): Command {
-  return new Command('relay')
+  const program = new Command('relay')
     .description(description)
-    .version(relayVersion(), '-V, --version', versionHelp)
+    // Not commander's .version(string): the line (its commit may need `git rev-parse`) is made only when asked for.
+    .option('-V, --version', versionHelp)
     .showHelpAfterError('(relay --help for the commands)')
     .exitOverride();
+  program.on('option:version', () => {
+    process.stdout.write(`${versionLine()}\n`);
+    process.exit(0);
+  });
+  return program;
 }
 
 /** The developer's commands, talking to a relay API: all the CLI package holds (the checkout's `relay` adds the service's). */
