@@ -6,7 +6,7 @@ RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build && npm run build:cli && npm prune --omit=dev
 
-# `relay listen` in a container, from the standalone CLI package (one file, no dependencies: docs/cli.md):
+# `relay listen` in a container, from the standalone CLI package (one file, no dependencies: docs/listen.md):
 #   docker build --target cli -t relay-cli .
 #   docker run --rm -it --network host -v relay-cli:/home/node/.config/relay relay-cli login --api-url https://relay.example.com
 #   docker run --rm -it --network host -v relay-cli:/home/node/.config/relay relay-cli listen 4000 my-source --exit-after-disconnect 300
