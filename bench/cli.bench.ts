@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { saveFigures, writeMarkedSection } from './bench-output';
+import { saveFigures, writeBenchSection } from './bench-output';
 
 /**
  * Start-up of the `relay` command: wall and CPU time of `relay --help`, run `--runs` times each (median and 90th
@@ -83,11 +83,9 @@ export async function main(args: string[]): Promise<void> {
       ...rows.map((r) => `| ${r.name} | ${r.wall_ms_median} | ${r.wall_ms_p90} | ${r.cpu_ms_median} | ${r.cpu_ms_p90} |`),
     ].join('\n');
     const verdicts = targets.map((t) => `- ${t.name}: ${t.ms} ms (target ≤ ${t.target_ms} ms: ${t.met ? 'met' : 'not met'})`).join('\n');
-    writeMarkedSection(
-      path.join(REPO, 'docs', 'benchmarks.md'),
+    writeBenchSection(
       'cli-startup',
       `## relay start-up (\`npm run bench:cli\`)\n\n${runs} runs each, Node ${process.version}, ${figures.cores} cores.\n\n${table}\n\n${verdicts}\n\nBoth load commander alone for \`--help\` (each command's module is required when it runs); the checkout's \`bin/relay.js\` also checks that dist/current is built from the sources as they are (one stat per source file) before it runs it.`,
-      'Benchmarks',
     );
   } finally {
     fs.rmSync(work, { recursive: true, force: true });

@@ -8,7 +8,7 @@ import { chromium, type Page } from 'playwright-core';
 import { chromiumPath, graphql, logIn } from '../test/dashboard/browser';
 import { freePort } from '../test/support/free-port';
 import { startMigratedBenchPostgres } from './bench-database';
-import { runStops, saveFigures, writeMarkedSection } from './bench-output';
+import { runStops, saveFigures, writeBenchSection } from './bench-output';
 import { benchRelayEnv, startBenchApi } from './bench-stack';
 
 /**
@@ -27,7 +27,6 @@ import { benchRelayEnv, startBenchApi } from './bench-stack';
  */
 const REPO = path.resolve(__dirname, '..');
 const RESULTS = path.join(REPO, 'bench', 'results', 'dashboard.json');
-const DOC = path.join(REPO, 'docs', 'benchmarks.md');
 const PASSWORD = 'correct horse battery staple';
 
 function arg(args: string[], name: string, fallback: number): number {
@@ -227,7 +226,7 @@ export async function main(args: string[]): Promise<void> {
       pages,
     };
     saveFigures(RESULTS, figures);
-    writeMarkedSection(DOC, 'dashboard', formatSection(figures), 'Benchmarks');
+    writeBenchSection('dashboard', formatSection(figures));
   } finally {
     process.off('SIGINT', interrupted);
     process.off('SIGTERM', interrupted);

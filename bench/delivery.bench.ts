@@ -20,7 +20,7 @@ import { deliveryWorkflowId } from '../src/temporal/delivery-workflows';
 import { ensureSearchAttributes } from '../src/temporal/ensure-search-attributes';
 import { withWorkerPoolFloor } from '../src/config/database-pool';
 import { startRelayWorker } from '../src/worker/worker';
-import { runStops, saveFigures, writeMarkedSection } from './bench-output';
+import { runStops, saveFigures, writeBenchSection } from './bench-output';
 import { BENCH_PROCESS, type CpuProfile, startCpuSampler, startThreadSampler } from './cpu-sampler';
 import { measureCeiling } from './temporal-ceiling';
 import { USER_PATH_DEFAULTS, type UserPathFigures, runUserPath } from './user-path';
@@ -48,7 +48,6 @@ import { freePort } from '../test/support/free-port';
  */
 const REPO = path.resolve(__dirname, '..');
 const RESULTS = path.join(REPO, 'bench', 'results', 'delivery.json');
-const DOC = path.join(REPO, 'docs', 'benchmarks.md');
 
 const RECEIVER = `
 const http = require('node:http');
@@ -485,7 +484,7 @@ function writeDocSection(f: {
     '',
     'What bounds these figures: docs/internals/benchmark-methods.md ("Delivery").',
   ].join('\n');
-  writeMarkedSection(DOC, 'delivery', section, 'Benchmarks');
+  writeBenchSection('delivery', section);
 }
 
 /** The headline rows: `npm start` as a user runs it, deliveries and paced latency beside the same run's ceiling. */

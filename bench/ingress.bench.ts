@@ -15,6 +15,7 @@ import { startCpuSampler } from './cpu-sampler';
 import { realisticBody, sizedBody } from './webhook-bodies';
 import { SERVICE_NODE_FLAGS } from '../src/launcher/node-flags';
 import { USER_PATH_DEFAULTS, type UserPathFigures, runUserPath } from './user-path';
+import { writeBenchSection } from './bench-output';
 
 /**
  * `npm run bench:ingress [-- --duration 15 --connections 128 --payload-bytes 512 --plan growth --integration --bad-signature --profile DIR]`
@@ -29,7 +30,6 @@ import { USER_PATH_DEFAULTS, type UserPathFigures, runUserPath } from './user-pa
  */
 const REPO = path.resolve(__dirname, '..');
 const RESULTS = path.join(REPO, 'bench', 'results', 'ingress.json');
-const DOC = path.join(REPO, 'docs', 'benchmarks.md');
 
 interface Options {
   duration: number;
@@ -244,7 +244,7 @@ function writeDocSection(f: {
 }): void {
   const u = f.user_path;
   const section = [
-    '## Ingress',
+    '## Ingress (`npm run bench:ingress`)',
     '',
     `\`npm run bench:ingress\`, last run ${f.date.slice(0, 16).replace('T', ' ')} UTC on ${f.machine.cpus} cores (${f.machine.model ?? 'unknown CPU'}), Node ${f.machine.node}.`,
     `Machine load average (1 min) before/after: ${f.machine.load_average_1m_before.toFixed(1)} / ${f.machine.load_average_1m_after.toFixed(1)} (other processes share the machine).`,
@@ -264,13 +264,6 @@ function writeDocSection(f: {
     `CPU per accepted event (less sensitive to the machine's load than the rate): the service ${f.cpu_ms_per_event.service} ms, PostgreSQL ${f.cpu_ms_per_event.postgres} ms.`,
     '',
     'Where the time goes: docs/internals/benchmark-methods.md ("Ingress").',
-    '',
   ].join('\n');
-  const existing = fs.existsSync(DOC) ? fs.readFileSync(DOC, 'utf8') : '# Benchmarks\n\n';
-  const start = existing.indexOf('## Ingress');
-  let next = start >= 0 ? existing.indexOf('\n## ', start + 1) : -1;
-  if (next >= 0) next += 1;
-  const updated = start >= 0 ? existing.slice(0, start) + section + (next >= 0 ? '\n' + existing.slice(next) : '') : existing.replace(/\n*$/, '\n\n') + section;
-  fs.mkdirSync(path.dirname(DOC), { recursive: true });
-  fs.writeFileSync(DOC, updated);
+  writeBenchSection('ingress', section);
 }

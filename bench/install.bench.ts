@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { saveFigures, writeMarkedSection } from './bench-output';
+import { saveFigures, writeBenchSection } from './bench-output';
 
 /**
  * What installing the service costs, as a user's fresh clone pays it: `npm ci` with an empty npm cache (cold: every
@@ -78,8 +78,7 @@ export async function main(args: string[]): Promise<void> {
       return;
     }
     saveFigures(path.join(REPO, 'bench', 'results', 'install.json'), figures);
-    writeMarkedSection(
-      path.join(REPO, 'docs', 'benchmarks.md'),
+    writeBenchSection(
       'install',
       [
         '## Install (`npm run bench:install`)',
@@ -94,7 +93,6 @@ export async function main(args: string[]): Promise<void> {
         '',
         `The production install plus the built service (dist/, ${distMb} MB) is what \`relay api\` and \`relay worker\` run. \`git status\` after \`npm ci\`: ${figures.tree_clean_after_install ? 'clean' : 'dirty'}.`,
       ].join('\n'),
-      'Benchmarks',
     );
   } finally {
     fs.rmSync(work, { recursive: true, force: true });

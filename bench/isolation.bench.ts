@@ -18,7 +18,7 @@ import { createOrm, migrate } from '../src/db/orm';
 import { deliveryWorkflowId } from '../src/temporal/delivery-workflows';
 import { freePort } from '../test/support/free-port';
 import { startBenchPostgres } from './bench-database';
-import { runStops, saveFigures, writeMarkedSection } from './bench-output';
+import { runStops, saveFigures, writeBenchSection } from './bench-output';
 import { benchRelayEnv, startBenchTemporal, startRelayProcesses } from './bench-stack';
 
 /**
@@ -58,7 +58,6 @@ import { benchRelayEnv, startBenchTemporal, startRelayProcesses } from './bench-
  */
 const REPO = path.resolve(__dirname, '..');
 const RESULTS = path.join(REPO, 'bench', 'results', 'isolation.json');
-const DOC = path.join(REPO, 'docs', 'benchmarks.md');
 const TARGET_P99_MS = 500;
 const WATCHDOG_MS = 20 * 60_000;
 
@@ -675,5 +674,5 @@ function writeDocSection(r: { date: string; machine: { cpus: number; node: strin
     '',
     ...tables,
   ].join('\n');
-  writeMarkedSection(DOC, 'isolation', section.trimEnd(), 'Benchmarks');
+  writeBenchSection('isolation', section.trimEnd());
 }

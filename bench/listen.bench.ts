@@ -9,7 +9,7 @@ import { createClient } from 'graphql-ws';
 import { Client } from 'pg';
 import WebSocket from 'ws';
 import { freePort } from '../test/support/free-port';
-import { runStops, saveFigures, writeMarkedSection } from './bench-output';
+import { runStops, saveFigures, writeBenchSection } from './bench-output';
 
 /**
  * `relay listen` end to end, as a developer runs it: `relay start` (embedded
@@ -36,7 +36,6 @@ import { runStops, saveFigures, writeMarkedSection } from './bench-output';
 const REPO = path.resolve(__dirname, '..');
 const RELAY = path.join(REPO, 'bin', 'relay.js');
 const RESULTS = path.join(REPO, 'bench', 'results', 'listen.json');
-const DOC = path.join(REPO, 'docs', 'benchmarks.md');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** CPU seconds (user + system) a process has used so far, from /proc. */
 function cpuSeconds(pid: number): number {
@@ -359,8 +358,7 @@ export async function main(args: string[]): Promise<void> {
     const previous = fs.existsSync(RESULTS) ? (JSON.parse(fs.readFileSync(RESULTS, 'utf8')) as Partial<typeof figures>) : null;
     saveFigures(RESULTS, { ...figures, previous: previous && { ...previous, previous: undefined } });
     const met = (ok: boolean) => (ok ? 'met' : 'not met');
-    writeMarkedSection(
-      DOC,
+    writeBenchSection(
       'listen',
       [
         '## `relay listen` end to end (`npm run bench:listen`)',
@@ -382,7 +380,6 @@ export async function main(args: string[]): Promise<void> {
         '',
         `The CLI process itself used ${figures.burst.cli_cpu_ms_per_event} ms of CPU per forwarded event in the burst (receive, local POST, report, print): about ${figures.burst.cli_events_per_cpu_s} events per CPU-second, so the tunnel's client is not what limits the rate. The rest of the path is the delivery pipeline (one Temporal workflow per delivery), which the delivery bench above measures at about 40 deliveries/s end to end on this machine; the hand-off to the CLI alone is in the \`tunnel\` section.`,
       ].join('\n'),
-      'Benchmarks',
     );
   } finally {
     await runStops(stops, (err) => process.stderr.write(`cleanup: ${String(err)}\n`));

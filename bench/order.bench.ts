@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { SERVICE_NODE_FLAGS } from '../src/launcher/node-flags';
 import { freePort } from '../test/support/free-port';
-import { runStops, saveFigures, writeMarkedSection } from './bench-output';
+import { runStops, saveFigures, writeBenchSection } from './bench-output';
 import { waitReady } from './bench-stack';
 
 /**
@@ -21,7 +21,6 @@ import { waitReady } from './bench-stack';
  */
 const REPO = path.resolve(__dirname, '..');
 const RESULTS = path.join(REPO, 'bench', 'results', 'order.json');
-const DOC = path.join(REPO, 'docs', 'benchmarks.md');
 const SETTINGS: Array<{ name: string; maxConcurrency: number | null }> = [
   { name: 'default (max_concurrency unset: 10)', maxConcurrency: null },
   { name: 'max_concurrency: 1', maxConcurrency: 1 },
@@ -121,8 +120,7 @@ export async function main(args: string[]): Promise<void> {
     }
     const figures = { date: new Date().toISOString(), machine: { cpus: os.cpus().length, node: process.version }, receiver_ms: receiverMs, load_average_1m: { start: loadAtStart, end: Number(os.loadavg()[0].toFixed(1)) }, runs };
     saveFigures(RESULTS, figures);
-    writeMarkedSection(
-      DOC,
+    writeBenchSection(
       'order',
       [
         '## Order and its price (`npm run bench:order`)',
@@ -133,7 +131,6 @@ export async function main(args: string[]): Promise<void> {
         '|---|---|---|---|---|---|',
         ...runs.map((r) => `| ${r.setting} | ${r.received} / ${r.events} | ${r.deliveries_per_second} | ${r.in_order ? 'yes' : 'no'} | ${r.arrived_after_a_later_event} | ${r.load_average_1m_at_start} |`),
       ].join('\n'),
-      'Benchmarks',
     );
   } finally {
     await runStops(stops, (err) => process.stderr.write(`order bench cleanup: ${String(err)}\n`));

@@ -5,6 +5,7 @@ import { formatDelivery } from '../src/formatting/format-delivery';
 import { metaFor, paymentPayload, paymentTemplate, pushPayload, pushTemplate } from '../src/formatting/golden-fixtures';
 import { type ChatPlatform, clearTemplateCache, renderMessage } from '../src/formatting/index';
 import { clearTransformCache, runTransform } from '../src/transforms/transform-runner';
+import { writeBenchSection } from './bench-output';
 
 /**
  * Formatting cost per delivery: renders/s of a typical template per chat
@@ -123,7 +124,6 @@ export async function main(args: string[]): Promise<void> {
     '|---|---|---|---|---|',
     ...rows.map((r) => `| ${r.name} | ${r.cache} | ${r.ops_per_second.toLocaleString('en-US')} | ${r.wall_us_per_op} | ${r.cpu_us_per_op} |`),
   ].join('\n');
-  // The section runs from its heading to the end marker (other benches cut their sections at the next heading).
   const section = [
     '## Render (`npm run bench:render`)',
     '',
@@ -135,10 +135,6 @@ export async function main(args: string[]): Promise<void> {
       'Templates and payloads are the formatting tests\' golden fixtures.',
     '',
     table,
-    '<!-- render:end -->',
   ].join('\n');
-  const docPath = path.join(REPO, 'docs', 'benchmarks.md');
-  const doc = fs.existsSync(docPath) ? fs.readFileSync(docPath, 'utf8') : '# Benchmarks\n';
-  const marked = /(<!-- render:start -->\n)?## Render \(`npm run bench:render`\)[\s\S]*?<!-- render:end -->/;
-  fs.writeFileSync(docPath, marked.test(doc) ? doc.replace(marked, section) : `${doc.trimEnd()}\n\n${section}\n`);
+  writeBenchSection('render', section);
 }

@@ -11,7 +11,7 @@ import { ensureSearchAttributes } from '../src/temporal/ensure-search-attributes
 import { freePort } from '../test/support/free-port';
 import { runRollingDeploy } from '../test/support/rolling-deploy';
 import { startBenchPostgres } from './bench-database';
-import { runStops, saveFigures, writeMarkedSection } from './bench-output';
+import { runStops, saveFigures, writeBenchSection } from './bench-output';
 
 /**
  * `npm run bench:rolling [-- --rate 100 --seconds 120 --drain-ms 3000 --settle-minutes 30]`
@@ -77,8 +77,7 @@ export async function main(args: string[]): Promise<void> {
     const figures = { measured_at: started.toISOString(), node: process.version, cores: os.cpus().length, load_average_1m_end: Number(load), ...opts, ...result };
     saveFigures(path.join(REPO, 'bench', 'results', 'rolling.json'), figures);
     const restarts = result.restarts.map((r) => `${r.process} exit ${r.exitCode}, stopped in ${(r.stopMs / 1000).toFixed(1)} s, replacement ready ${(r.replacementReadyMs / 1000).toFixed(1)} s after SIGTERM`).join('; ');
-    writeMarkedSection(
-      path.join(REPO, 'docs', 'benchmarks.md'),
+    writeBenchSection(
       'rolling',
       [
         `## Rolling deploy (\`npm run bench:rolling\`)`,
@@ -94,7 +93,6 @@ export async function main(args: string[]): Promise<void> {
         `Restarts: ${restarts}.`,
         ...(result.duplicatesExplained.length ? ['', 'Duplicates:', ...result.duplicatesExplained.map((d) => `- ${d}`)] : []),
       ].join('\n'),
-      'Benchmarks',
     );
   } finally {
     await runStops(stops, (err) => process.stderr.write(`rolling bench: cleanup failed: ${String(err)}\n`));

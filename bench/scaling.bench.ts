@@ -16,7 +16,7 @@ import { findTemporalCli, startTemporalDevServer, waitForPort } from '../src/lau
 import { findTemporalServer, startTemporalServer } from '../src/launcher/temporal-server';
 import { freePort } from '../test/support/free-port';
 import { hmacHex } from '../test/support/ingress-helpers';
-import { runStops, saveFigures, writeMarkedSection } from './bench-output';
+import { runStops, saveFigures, writeBenchSection } from './bench-output';
 
 /**
  * `npm run bench:scaling [-- --events 2000 --workers 1,2 --targets dev,server --shards 4] [--cpus 1,2]`
@@ -36,7 +36,6 @@ import { runStops, saveFigures, writeMarkedSection } from './bench-output';
  */
 const REPO = path.resolve(__dirname, '..');
 const RESULTS = path.join(REPO, 'bench', 'results', 'scaling.json');
-const DOC = path.join(REPO, 'docs', 'benchmarks.md');
 const RELAY = path.join(REPO, 'bin', 'relay.js');
 
 /** Counts distinct event ids received (any `X-*-Event-ID` header) and when the last new one arrived. */
@@ -115,8 +114,7 @@ async function mainPinned(args: string[], counts: number[]): Promise<void> {
   const table = rows.flatMap((r) =>
     Object.values(r.results).flatMap((t) => t.end_to_end.map((run) => `| ${r.cpus} | ${t.temporal} | ${run.workers} | ${run.deliveries_per_second} |`)),
   );
-  writeMarkedSection(
-    DOC,
+  writeBenchSection(
     'scaling-cpus',
     [
       `Measured by \`npm run bench:scaling -- --cpus ${counts.join(',')}\` on ${figures.date.slice(0, 16).replace('T', ' ')} UTC (1-minute load ${figures.machine.load_average_1m_at_end} at the end): the whole stack pinned with \`taskset\` to the first N cores.`,
@@ -125,7 +123,7 @@ async function mainPinned(args: string[], counts: number[]): Promise<void> {
       '|---|---|---|---|',
       ...table,
     ].join('\n'),
-    'Scaling',
+    'Scaling with cores (`npm run bench:scaling -- --cpus 1,2`)',
   );
 }
 
@@ -295,5 +293,5 @@ function writeDocSection(f: {
     '|---|---|---|',
     ...rows,
   ].join('\n');
-  writeMarkedSection(DOC, 'scaling', section, 'Scaling');
+  writeBenchSection('scaling', section, 'Scaling (`npm run bench:scaling`)');
 }

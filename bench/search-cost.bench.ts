@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { uuidv7 } from '../src/common/ids';
 import { startMigratedBenchPostgres } from './bench-database';
-import { runStops, saveFigures, writeMarkedSection } from './bench-output';
+import { runStops, saveFigures, writeBenchSection } from './bench-output';
 import { startTreeSampler } from './cpu-sampler';
 import { sizedBody } from './webhook-bodies';
 
@@ -116,8 +116,7 @@ export async function main(args: string[]): Promise<void> {
     }
     const date = new Date().toISOString();
     saveFigures(RESULTS, { date, events, rounds, postgres_cpu_ms_per_event: results });
-    writeMarkedSection(
-      path.join(REPO, 'docs', 'benchmarks.md'),
+    writeBenchSection(
       'search-cost',
       [
         '## Search row cost (`npm run bench:search-cost`)',
@@ -128,7 +127,6 @@ export async function main(args: string[]): Promise<void> {
         '|---|---|',
         ...Object.entries(results).map(([name, ms]) => `| ${name} | ${ms.join(' / ')} |`),
       ].join('\n'),
-      'Benchmarks',
     );
   } finally {
     await runStops(stops, (err) => process.stderr.write(`search cost cleanup: ${String(err)}\n`));

@@ -10,7 +10,7 @@ import { createOrm, migrate } from '../src/db/orm';
 import { pgClientConfig } from '../src/db/pg-connection';
 import { freePort } from '../test/support/free-port';
 import { startBenchPostgres } from './bench-database';
-import { runStops, saveFigures, writeMarkedSection } from './bench-output';
+import { runStops, saveFigures, writeBenchSection } from './bench-output';
 
 /**
  * `npm run bench:search [-- --events 1000000 --runs 20]`
@@ -28,7 +28,6 @@ import { runStops, saveFigures, writeMarkedSection } from './bench-output';
  */
 const REPO = path.resolve(__dirname, '..');
 const RESULTS = path.join(REPO, 'bench', 'results', 'search.json');
-const DOC = path.join(REPO, 'docs', 'benchmarks.md');
 
 function arg(args: string[], name: string, fallback: number): number {
   const i = args.indexOf(`--${name}`);
@@ -307,7 +306,7 @@ export async function main(args: string[]): Promise<void> {
       ingest_rows_per_second: ingest,
     };
     saveFigures(RESULTS, figures);
-    writeMarkedSection(DOC, 'search', formatSection(figures), 'Benchmarks');
+    writeBenchSection('search', formatSection(figures));
   } finally {
     await runStops(stops, (err) => log(`cleanup: ${String(err)}`));
   }

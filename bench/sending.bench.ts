@@ -8,6 +8,7 @@ import { closeHttpAgents } from '../src/sending/http-client';
 import type { PlatformCooldowns } from '../src/sending/platform-cooldowns';
 import type { SendResult } from '../src/sending/send-result';
 import { sendWebhook } from '../src/sending/webhook.sender';
+import { writeBenchSection } from './bench-output';
 
 /**
  * Outbound send throughput: signed webhook sends and chat sends through the
@@ -119,11 +120,6 @@ export async function main(args: string[]): Promise<void> {
     '|---|---|---|---|---|---|',
     ...results.map((r) => `| ${r.kind} | ${r.concurrency} | ${r.sends_per_second} | ${r.p50_ms} | ${r.p99_ms} | ${r.new_connections} |`),
   ].join('\n');
-  const section = `<!-- sending:start -->\n## Sending (\`node bin/relay.js bench sending\`)\n\n${requests} sends per row to a local receiver in a child process (same machine, 2 cores shared with the bench itself), through the shared keep-alive pools; latency is per send, including signing and the capped body read. Figures from ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, 1-minute load average ${load} at the start (other work on the machine skews them).\n\n${table}\n<!-- sending:end -->`;
-  const docPath = path.join(root, 'docs', 'benchmarks.md');
-  const doc = fs.existsSync(docPath) ? fs.readFileSync(docPath, 'utf8') : '# Benchmarks\n';
-  const updated = /<!-- sending:start -->[\s\S]*<!-- sending:end -->/.test(doc)
-    ? doc.replace(/<!-- sending:start -->[\s\S]*<!-- sending:end -->/, section)
-    : `${doc.trimEnd()}\n\n${section}\n`;
-  fs.writeFileSync(docPath, updated);
+  const section = `## Sending (\`node bin/relay.js bench sending\`)\n\n${requests} sends per row to a local receiver in a child process (same machine, 2 cores shared with the bench itself), through the shared keep-alive pools; latency is per send, including signing and the capped body read. Figures from ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, 1-minute load average ${load} at the start (other work on the machine skews them).\n\n${table}`;
+  writeBenchSection('sending', section);
 }

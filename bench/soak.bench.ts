@@ -9,6 +9,7 @@ import { createOrm, migrate } from '../src/db/orm';
 import { startBenchPostgres } from './bench-database';
 import { freePort } from '../test/support/free-port';
 import { benchRelayEnv, startBenchTemporal, startRelayProcesses } from './bench-stack';
+import { writeBenchSection } from './bench-output';
 
 /**
  * `npm run bench:soak [-- --minutes 60 --rate 20 --sample-seconds 60 --heap-snapshots DIR]`
@@ -29,7 +30,6 @@ import { benchRelayEnv, startBenchTemporal, startRelayProcesses } from './bench-
  */
 const REPO = path.resolve(__dirname, '..');
 const RESULTS = path.join(REPO, 'bench', 'results', 'soak.json');
-const DOC = path.join(REPO, 'docs', 'benchmarks.md');
 
 const RECEIVER = `
 const http = require('node:http');
@@ -344,7 +344,6 @@ function writeDocSection(f: Figures): void {
   };
   const [from, to] = f.judged_window_min;
   const section = [
-    '<!-- soak:start -->',
     '## Memory soak (`npm run bench:soak`)',
     '',
     `One run on ${f.date.slice(0, 16).replace('T', ' ')} UTC (\`npm run bench:soak -- --minutes ${f.options.minutes} --rate ${f.options.rate}\`): ${f.options.minutes} minutes (after a 1-minute warm-up) at ${f.options.rate} events/s offered (${f.events_per_second_accepted}/s accepted), ` +
@@ -362,9 +361,6 @@ function writeDocSection(f: Figures): void {
     `- Worker RSS: ${verdict(f.rss_mib.worker)}; heap in use: ${verdict(f.heap_used_mib.worker)}.`,
     '',
     `${f.accepted} events accepted, ${f.delivered} deliveries received${Object.keys(f.failures).length ? `; refused or failed requests: ${JSON.stringify(f.failures)}` : ', no request refused or failed'}. Every sample: bench/results/soak.json.`,
-    '<!-- soak:end -->',
   ].join('\n');
-  const doc = fs.existsSync(DOC) ? fs.readFileSync(DOC, 'utf8') : '# Benchmarks\n';
-  const marked = /<!-- soak:start -->[\s\S]*<!-- soak:end -->/;
-  fs.writeFileSync(DOC, marked.test(doc) ? doc.replace(marked, () => section) : `${doc.trimEnd()}\n\n${section}\n`);
+  writeBenchSection('soak', section);
 }

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../test/support/free-port';
-import { saveFigures, writeMarkedSection } from './bench-output';
+import { saveFigures, writeBenchSection } from './bench-output';
 
 /**
  * Start-up of the whole service as a user starts it: `npm start` (no DATABASE_URL / TEMPORAL_ADDRESS, so it starts
@@ -97,8 +97,7 @@ export async function main(args: string[]): Promise<void> {
       met: median <= TARGET_MS,
     };
     saveFigures(path.join(REPO, 'bench', 'results', 'start.json'), figures);
-    writeMarkedSection(
-      path.join(REPO, 'docs', 'benchmarks.md'),
+    writeBenchSection(
       'start',
       [
         '## npm start (`npm run bench:start`)',
@@ -111,7 +110,6 @@ export async function main(args: string[]): Promise<void> {
         '',
         'Each start runs the compiled dist/current and the workflow code bundled with it (docs/internals/architecture.md "Compiled starts and the build"); nothing is transpiled or bundled at start.',
       ].join('\n'),
-      'Benchmarks',
     );
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });

@@ -8,7 +8,7 @@ import { uuidv7 } from '../src/common/ids';
 import { loadConfig } from '../src/config/config';
 import { createOrm, migrate } from '../src/db/orm';
 import { startBenchPostgres } from './bench-database';
-import { runStops, saveFigures, writeMarkedSection } from './bench-output';
+import { runStops, saveFigures, writeBenchSection } from './bench-output';
 import { benchRelayEnv, startBenchTemporal, startRelayProcesses } from './bench-stack';
 
 /**
@@ -22,7 +22,6 @@ import { benchRelayEnv, startBenchTemporal, startRelayProcesses } from './bench-
  */
 const REPO = path.resolve(__dirname, '..');
 const RESULTS = path.join(REPO, 'bench', 'results', 'tunnel.json');
-const DOC = path.join(REPO, 'docs', 'benchmarks.md');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const percentile = (sorted: number[], p: number) => Number(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))].toFixed(1));
@@ -120,8 +119,7 @@ export async function main(args: string[]): Promise<void> {
       ingress_to_attempt_recorded_ms: { p50: percentile(toRecorded, 50), p90: percentile(toRecorded, 90), p99: percentile(toRecorded, 99) },
     };
     saveFigures(RESULTS, figures);
-    writeMarkedSection(
-      DOC,
+    writeBenchSection(
       'tunnel',
       [
         '## CLI tunnel (`node bin/relay.js bench tunnel`)',
@@ -133,7 +131,6 @@ export async function main(args: string[]): Promise<void> {
         `| the forward arriving at the CLI | ${figures.ingress_to_forward_ms.p50} | ${figures.ingress_to_forward_ms.p90} | ${figures.ingress_to_forward_ms.p99} |`,
         `| the attempt recorded (success) | ${figures.ingress_to_attempt_recorded_ms.p50} | ${figures.ingress_to_attempt_recorded_ms.p90} | ${figures.ingress_to_attempt_recorded_ms.p99} |`,
       ].join('\n'),
-      'Benchmarks',
     );
   } finally {
     await runStops(stops, (err) => process.stderr.write(`cleanup: ${String(err)}\n`));

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
-import { saveFigures, writeMarkedSection } from './bench-output';
+import { saveFigures, writeBenchSection } from './bench-output';
 import { PHASES, type Phase, USER_PATH_DEFAULTS, type UserPathFigures, type UserPathOptions, runUserPath } from './user-path';
 
 /**
@@ -17,7 +17,6 @@ import { PHASES, type Phase, USER_PATH_DEFAULTS, type UserPathFigures, type User
  * section of docs/benchmarks.md; with --compare also bench/results/user-path-compare.json.
  */
 const REPO = path.resolve(__dirname, '..');
-const DOC = path.join(REPO, 'docs', 'benchmarks.md');
 
 function parse(args: string[]): { opts: UserPathOptions; compare?: string; rounds: number; save: boolean } {
   const get = (name: string) => {
@@ -133,8 +132,7 @@ const machine = () => ({ cpus: os.cpus().length, model: os.cpus()[0]?.model, nod
 
 function writeDoc(f: UserPathFigures, opts: UserPathOptions): void {
   const m = machine();
-  writeMarkedSection(
-    DOC,
+  writeBenchSection(
     'user-path',
     [
       '## As users run it (`npm run bench:user`)',
@@ -147,6 +145,5 @@ function writeDoc(f: UserPathFigures, opts: UserPathOptions): void {
       '',
       'Targets on a quiet 2-core machine: deliveries/s ≥ 0.9 of the ceiling; ingest ≥ 4,000 events/s at p99 < 50 ms; paced p99 < 50 ms; the relay process\'s CPU per delivery within 20 % of the Delivery bench\'s. Before/after on one machine: `npm run bench:user -- --compare <other checkout> --rounds 2`. What the CPU goes to: docs/internals/benchmark-methods.md ("Delivery").',
     ].join('\n'),
-    'Benchmarks',
   );
 }
