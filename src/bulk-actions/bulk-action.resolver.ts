@@ -92,6 +92,6 @@ export class BulkActionResolver {
     @Scoped({ scope: 'project', permission: 'write' }) ctx: ProjectContext,
     @Arg('projectId', () => ID, { nullable: true }) _projectId?: string,
   ): Promise<DeliveryType> {
-    return toDeliveryView(await forceRetryDelivery(ctx, id));
+    return toDeliveryView(await forceRetryDelivery(ctx, id), ctx.container.config);
   }
 }

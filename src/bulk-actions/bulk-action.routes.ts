@@ -24,6 +24,6 @@ export const bulkActionRoutes = [
     method: 'post', path: '/v1/deliveries/:id/force-retry', tag: 'deliveries',
     summary: "Force-retry a delivery whatever its status (a successful one included): a new delivery of its event to its destination",
     access: { scope: 'project', permission: 'write' }, params: idParams, response: deliveryView, status: 202,
-    handler: async (ctx, { params }) => toDeliveryView(await forceRetryDelivery(ctx, params.id)),
+    handler: async (ctx, { params }) => toDeliveryView(await forceRetryDelivery(ctx, params.id), ctx.container.config),
   }),
 ];

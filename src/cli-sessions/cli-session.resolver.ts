@@ -191,7 +191,7 @@ export class CliSessionResolver {
     @Scoped(write) ctx: ProjectContext,
     @Arg('projectId', () => ID, projectArg) _projectId?: string,
   ): Promise<DeliveryType> {
-    return toDeliveryView(await replayCliEvent(ctx, destinationId, eventId));
+    return toDeliveryView(await replayCliEvent(ctx, destinationId, eventId), ctx.container.config);
   }
 
   @Subscription(() => CliForwardType, {

@@ -63,6 +63,9 @@ export const settingsSchema = z.object({
   TEMPORAL_ADDRESS: setting(z.string().optional(), 'Temporal frontend host:port', { defaultText: 'relay start runs a Temporal dev server on RELAY_TEMPORAL_PORT' }),
   TEMPORAL_NAMESPACE: setting(z.string().min(1).default('default'), 'Temporal namespace'),
   TEMPORAL_TASK_QUEUE: setting(z.string().min(1).default('relay-deliveries'), 'task queue of the delivery workflows (the same for every worker)'),
+  TEMPORAL_UI_URL: setting(optionalUrl.optional(), "the Temporal web UI's address: each delivery links to its workflow there (dashboard and API)", {
+    defaultText: "relay start's own dev server UI when it runs one; else no links",
+  }),
   TEMPORAL_CLI_PATH: setting(z.string().optional(), 'the `temporal` binary relay start uses for the dev server', { defaultText: 'temporal on PATH, else installed under RELAY_DATA_DIR/tools' }),
   /** TLS, mutual TLS and API key of the Temporal connection (src/config/temporal-tls.ts). */
   TEMPORAL_TLS: setting(bool.optional(), 'true/false: TLS to the Temporal frontend', { defaultText: 'on when any TEMPORAL_TLS_* setting or TEMPORAL_API_KEY is set' }),

@@ -8,7 +8,7 @@ import { type DestinationView, toDestinationView } from '../destinations/destina
 import { deadLetterQuery, getDelivery as findDelivery, listDeadLetters as findDeadLetters } from './delivery-operations.service';
 import { DeliveryAttempt } from './delivery-attempt.entity';
 import { Delivery } from './delivery.entity';
-import { type AttemptView, type DeliveryView, toAttemptView, toDeliveryView } from './delivery.view';
+import { type AttemptView, type DeliveryView, type WorkflowUi, toAttemptView, toDeliveryView } from './delivery.view';
 
 /**
  * Read side of deliveries (docs/api.md): deliveries and attempts by
@@ -50,11 +50,11 @@ export async function listDeliveries(ctx: ProjectContext, q: ListDeliveriesQuery
     },
     { orderBy: { id: 'desc' }, limit: q.limit + 1 },
   );
-  return toPage(rows, q, toDeliveryView);
+  return toPage(rows, q, (d) => toDeliveryView(d, ctx.container.config));
 }
 
 export async function getDelivery(ctx: ProjectContext, deliveryId: string): Promise<DeliveryView> {
-  return toDeliveryView(await findDelivery(ctx, deliveryId));
+  return toDeliveryView(await findDelivery(ctx, deliveryId), ctx.container.config);
 }
 
 export const listAttemptsQuery = paginationQuery.extend({
@@ -96,16 +96,16 @@ export type ListDeadLettersQuery = z.infer<typeof listDeadLettersQuery>;
 /** Failed deliveries that no replay has taken over yet, newest first. */
 export async function listDeadLetters(ctx: ProjectContext, q: ListDeadLettersQuery): Promise<Page<DeliveryView>> {
   const page = await findDeadLetters(ctx, q);
-  return { data: page.data.map(toDeliveryView), next_cursor: page.next_cursor };
+  return { data: page.data.map((d) => toDeliveryView(d, ctx.container.config)), next_cursor: page.next_cursor };
 }
 
 /**
  * Batch look-ups for DataLoaders: one query for many parents, results in key
  * order. `projectId` is that of parents an authorized resolver already returned.
  */
-export async function deliveriesByEventIds(em: EntityManager, projectId: string, eventIds: readonly string[]): Promise<DeliveryView[][]> {
+export async function deliveriesByEventIds(em: EntityManager, ui: WorkflowUi, projectId: string, eventIds: readonly string[]): Promise<DeliveryView[][]> {
   const rows = await em.find(Delivery, { projectId, event: { $in: [...eventIds] } }, { orderBy: { id: 'asc' } });
-  return groupBy(eventIds, rows.map(toDeliveryView), (d) => d.event_id);
+  return groupBy(eventIds, rows.map((d) => toDeliveryView(d, ui)), (d) => d.event_id);
 }
 
 export async function attemptsByDeliveryIds(em: EntityManager, projectId: string, deliveryIds: readonly string[]): Promise<AttemptView[][]> {

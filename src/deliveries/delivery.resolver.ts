@@ -55,6 +55,9 @@ export class DeliveryType implements DeliveryView {
   @Field(() => ID, { name: 'replayOfId', nullable: true, description: 'The delivery this one replays.' }) replay_of_id!: string | null;
   @Field(() => String, { name: 'deadLetteredAt', nullable: true }) dead_lettered_at!: string | null;
   @Field(() => String, { name: 'completedAt', nullable: true }) completed_at!: string | null;
+  @Field({ name: 'workflowId', description: 'The Temporal workflow that runs this delivery (`delivery-<id>`).' }) workflow_id!: string;
+  @Field(() => String, { name: 'workflowUrl', nullable: true, description: "The workflow's page in the Temporal web UI; null when the service does not know the UI's address (TEMPORAL_UI_URL)." })
+  workflow_url!: string | null;
   @Field({ name: 'createdAt' }) created_at!: string;
   @Field({ name: 'updatedAt' }) updated_at!: string;
 }
@@ -131,7 +134,7 @@ export class DeliveryResolver {
     @Scoped({ scope: 'project', permission: 'write' }) ctx: ProjectContext,
     @Arg('projectId', () => ID, { nullable: true }) _projectId?: string,
   ): Promise<DeliveryType> {
-    return toDeliveryView(await cancelDelivery(ctx, id));
+    return toDeliveryView(await cancelDelivery(ctx, id), ctx.container.config);
   }
 
   @Mutation(() => DeliveryType, { description: 'Cancels the delivery the attempt belongs to.' })
@@ -140,7 +143,7 @@ export class DeliveryResolver {
     @Scoped({ scope: 'project', permission: 'write' }) ctx: ProjectContext,
     @Arg('projectId', () => ID, { nullable: true }) _projectId?: string,
   ): Promise<DeliveryType> {
-    return toDeliveryView(await cancelAttempt(ctx, id));
+    return toDeliveryView(await cancelAttempt(ctx, id), ctx.container.config);
   }
 
   @Mutation(() => [DeliveryType], { description: 'Replays up to 100 dead-lettered deliveries (all or nothing); returns the new deliveries.' })
@@ -149,7 +152,7 @@ export class DeliveryResolver {
     @Scoped({ scope: 'project', permission: 'write' }) ctx: ProjectContext,
     @Arg('projectId', () => ID, { nullable: true }) _projectId?: string,
   ): Promise<DeliveryType[]> {
-    return (await replayDeadLetters(ctx, { delivery_ids: deliveryIds })).map(toDeliveryView);
+    return (await replayDeadLetters(ctx, { delivery_ids: deliveryIds })).map((d) => toDeliveryView(d, ctx.container.config));
   }
 
   @FieldResolver(() => DestinationType, { nullable: true, description: 'The destination (batched per request).' })

@@ -30,7 +30,7 @@ export const deliveryRoutes = [
     method: 'post', path: '/v1/deliveries/:id/cancel', tag: 'deliveries',
     summary: 'Cancel a queued or retrying delivery (its last attempt becomes canceled); 409 when it already finished',
     access: { scope: 'project', permission: 'write' }, params: idParams, response: deliveryView,
-    handler: async (ctx, { params }) => toDeliveryView(await cancelDelivery(ctx, params.id)),
+    handler: async (ctx, { params }) => toDeliveryView(await cancelDelivery(ctx, params.id), ctx.container.config),
   }),
   route({
     method: 'get', path: '/v1/attempts', tag: 'deliveries',
@@ -41,7 +41,7 @@ export const deliveryRoutes = [
   route({
     method: 'post', path: '/v1/attempts/:id/cancel', tag: 'deliveries', summary: 'Cancel the delivery this attempt belongs to',
     access: { scope: 'project', permission: 'write' }, params: idParams, response: deliveryView,
-    handler: async (ctx, { params }) => toDeliveryView(await cancelAttempt(ctx, params.id)),
+    handler: async (ctx, { params }) => toDeliveryView(await cancelAttempt(ctx, params.id), ctx.container.config),
   }),
   route({
     method: 'get', path: '/v1/dead-letters', tag: 'deliveries', summary: 'The dead-letter queue: failed deliveries not yet replayed, newest first',
@@ -52,11 +52,11 @@ export const deliveryRoutes = [
     method: 'post', path: '/v1/dead-letters/replay', tag: 'deliveries',
     summary: 'Replay up to 100 dead-lettered deliveries (all or nothing); each gets a new delivery and leaves the queue',
     access: { scope: 'project', permission: 'write' }, body: replayDeadLettersInput, response: replayedView, status: 202,
-    handler: async (ctx, { body }) => ({ deliveries: (await replayDeadLetters(ctx, body)).map(toDeliveryView) }),
+    handler: async (ctx, { body }) => ({ deliveries: (await replayDeadLetters(ctx, body)).map((d) => toDeliveryView(d, ctx.container.config)) }),
   }),
   route({
     method: 'post', path: '/v1/dead-letters/:id/replay', tag: 'deliveries', summary: 'Replay one dead-lettered delivery',
     access: { scope: 'project', permission: 'write' }, params: idParams, response: replayedView, status: 202,
-    handler: async (ctx, { params }) => ({ deliveries: (await replayDeadLetters(ctx, { delivery_ids: [params.id] })).map(toDeliveryView) }),
+    handler: async (ctx, { params }) => ({ deliveries: (await replayDeadLetters(ctx, { delivery_ids: [params.id] })).map((d) => toDeliveryView(d, ctx.container.config)) }),
   }),
 ];

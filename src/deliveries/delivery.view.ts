@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { DELIVERY_STATUSES } from '../common/types';
+import type { Config } from '../config/config';
+import { deliveryWorkflowId, workflowUrl } from '../temporal/delivery-workflows';
 import type { DeliveryAttempt } from './delivery-attempt.entity';
 import type { Delivery } from './delivery.entity';
 
@@ -19,12 +21,18 @@ export const deliveryView = z.object({
   replay_of_id: z.uuid().nullable().describe('The delivery this one replays; null for the first delivery of the event'),
   dead_lettered_at: z.iso.datetime().nullable().describe('Set when the last attempt failed (the delivery is in the dead-letter queue)'),
   completed_at: z.iso.datetime().nullable(),
+  workflow_id: z.string().describe('The Temporal workflow that runs this delivery (`delivery-<id>`): search it in the Temporal UI or with `temporal workflow describe --workflow-id`'),
+  workflow_url: z.url().nullable().describe("The workflow's page in the Temporal web UI; null when the service does not know the UI's address (TEMPORAL_UI_URL)"),
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),
 });
 export type DeliveryView = z.infer<typeof deliveryView>;
 
-export function toDeliveryView(d: Delivery): DeliveryView {
+/** What a delivery's view needs of the configuration: where its workflow opens in the Temporal UI. */
+export type WorkflowUi = Pick<Config, 'TEMPORAL_UI_URL' | 'TEMPORAL_NAMESPACE'>;
+
+export function toDeliveryView(d: Delivery, ui: WorkflowUi): DeliveryView {
+  const workflowId = deliveryWorkflowId(d.id);
   return {
     id: d.id,
     event_id: d.event.id,
@@ -37,6 +45,8 @@ export function toDeliveryView(d: Delivery): DeliveryView {
     replay_of_id: d.replayOfId ?? null,
     dead_lettered_at: iso(d.deadLetteredAt),
     completed_at: iso(d.completedAt),
+    workflow_id: workflowId,
+    workflow_url: workflowUrl(ui, workflowId),
     created_at: iso(d.createdAt)!,
     updated_at: iso(d.updatedAt)!,
   };

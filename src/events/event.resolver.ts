@@ -126,6 +126,6 @@ export class EventResolver {
 
   @FieldResolver(() => [DeliveryType], { description: 'Deliveries of this event, replays included, oldest first (batched per request).' })
   deliveries(@Root() event: EventView, @Ctx() { ctx, loaders }: GraphQLContext): Promise<DeliveryView[]> {
-    return loaders.get(`deliveriesByEvent:${event.project_id}`, (ids) => deliveriesByEventIds(ctx.em, event.project_id, ids)).load(event.id);
+    return loaders.get(`deliveriesByEvent:${event.project_id}`, (ids) => deliveriesByEventIds(ctx.em, ctx.container.config, event.project_id, ids)).load(event.id);
   }
 }

@@ -126,5 +126,5 @@ export type ReplayResult = z.infer<typeof replayResultView>;
  */
 export async function replayEvent(ctx: ProjectContext, eventId: string): Promise<ReplayResult> {
   const deliveries = await replayEventDeliveries(ctx, eventId);
-  return { event_id: eventId, deliveries: deliveries.map(toDeliveryView) };
+  return { event_id: eventId, deliveries: deliveries.map((d) => toDeliveryView(d, ctx.container.config)) };
 }

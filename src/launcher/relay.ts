@@ -12,9 +12,13 @@ const server = async () => require('./server-commands') as typeof import('./serv
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const dashboardBuild = () => require('./build-dashboard') as typeof import('./build-dashboard');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
+const temporalCommand = () => require('./temporal-command') as typeof import('./temporal-command');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 const serviceConfig = () => require('./service-config') as typeof import('./service-config');
 
-const relay = relayProgram('Webhook relay: run the service, or receive its webhooks on your machine', 'the version of this relay');
+const relay = relayProgram('Webhook relay: run the service, or receive its webhooks on your machine', 'the version of this relay')
+  // relay's own options (--version, --help) come before a command: `relay temporal --version` is the Temporal CLI's.
+  .enablePositionalOptions();
 serviceCommands(relay);
 clientCommands(relay);
 runRelay(relay, { expected: (err) => err instanceof LauncherError });
@@ -34,6 +38,14 @@ function serviceCommands(relay: Command): void {
     .option('--json', 'as JSON')
     .option('--example', 'print .env.example: every setting at its default, with its meaning')
     .action(async (opts: { json?: boolean; example?: boolean }) => serviceConfig().showConfig(opts));
+  relay
+    .command('temporal')
+    .description("the Temporal CLI the service uses, against its Temporal address and namespace (e.g. relay temporal workflow list --query 'RelayEventId=\"<event id>\"')")
+    .argument('[args...]', "the Temporal CLI's arguments")
+    .helpOption(false)
+    .allowUnknownOption()
+    .passThroughOptions()
+    .action(async (args: string[]) => temporalCommand().runTemporalCli(args));
   relay.command('emit-schema').description('write the GraphQL SDL to schema/schema.graphql and the OpenAPI document to schema/openapi.json').action(async () => (await server()).emitSchema());
   relay.command('bundle-workflows').description('pre-bundle workflow code for production workers').action(async () => (await server()).bundle());
   relay

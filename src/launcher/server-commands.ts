@@ -15,7 +15,7 @@ import { type RunningService, startEmbeddedPostgres } from './postgres';
 import { type NeededPort, assertPortsFree } from './ports';
 import { LaunchRecord } from './leftovers';
 import { startTemporalDevServer } from './temporal';
-import { ensureTemporalCli } from './temporal-cli';
+import { checkTemporalCliObtainable, ensureTemporalCli } from './temporal-cli';
 import { retryUntilUp } from '../common/backoff';
 import { serviceConfig as config } from './service-config';
 
@@ -134,6 +134,8 @@ export async function start(): Promise<void> {
   const base = config();
   const log = createLogger(base.LOG_LEVEL);
   const dataDir = path.resolve(base.RELAY_DATA_DIR);
+  // What the first start would fail on half-way (the Temporal CLI cannot be installed) is said before anything starts.
+  if (!base.TEMPORAL_ADDRESS) await checkTemporalCliObtainable(path.join(dataDir, 'tools'), base.TEMPORAL_CLI_PATH);
   const record = new LaunchRecord(dataDir);
   const leftovers = await record.stopLeftovers();
   if (leftovers.length) log.info(`stopped what a previous relay start on ${dataDir} left running: ${leftovers.join(', ')}`);
@@ -173,7 +175,8 @@ export async function start(): Promise<void> {
     const temporalUi = temporal.value?.uiUrl;
     if (!temporal.value) await ensureSearchAttributes(temporalSettings(base));
 
-    const cfg = config({ ...process.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress });
+    // Deliveries link to their workflow in the dev server's UI, unless TEMPORAL_UI_URL names another.
+    const cfg = config({ ...process.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_UI_URL: process.env.TEMPORAL_UI_URL || temporalUi });
     container = await createContainer(cfg.RELAY_RUN_WORKER ? withWorkerPoolFloor(cfg) : cfg, log);
     const applied = await migrate(container.orm);
     if (applied.length) log.info({ applied }, 'migrations applied');

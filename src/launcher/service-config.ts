@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { createLogger } from '../common/logger';
-import { ConfigError, type Config, type LoadOptions, loadConfig } from '../config/config';
+import { ConfigError, type Config, type LoadOptions, loadConfig, settingsSchema } from '../config/config';
 import { databasePoolMin, withWorkerPoolFloor } from '../config/database-pool';
 import { type EnvFile, applyEnvFile } from '../config/env-file';
 import { type Derived, describeSettings, envExample, unknownSettings } from '../config/settings-report';
@@ -50,6 +50,17 @@ export function serviceConfig(env: NodeJS.ProcessEnv = process.env, opts: LoadOp
   return cfg;
 }
 
+/** The settings `relay temporal` needs, read as the service reads them (the environment, then `.env`, then defaults), and nothing else. */
+export function temporalCliSettings(env: NodeJS.ProcessEnv = process.env) {
+  const { envFile } = loadEnvironment();
+  const parsed = settingsSchema
+    .pick({ TEMPORAL_ADDRESS: true, TEMPORAL_NAMESPACE: true, TEMPORAL_CLI_PATH: true, TEMPORAL_TLS: true, RELAY_DATA_DIR: true, RELAY_TEMPORAL_PORT: true })
+    .safeParse(env);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw withEnvFileSource(new ConfigError(`${String(issue.path[0])}: ${issue.message}`), envFile);
+}
+
 /** What `relay start` makes of the settings left unset, for `relay config`. */
 function launcherDerived(cfg: Config, dataDir: string, devSecrets: ReturnType<typeof readDevSecrets>): Derived {
   return {
@@ -60,6 +71,7 @@ function launcherDerived(cfg: Config, dataDir: string, devSecrets: ReturnType<ty
       ? { value: String(databasePoolMin(withWorkerPoolFloor(cfg))), note: 'relay start runs the worker' }
       : undefined,
     TEMPORAL_ADDRESS: { value: `127.0.0.1:${cfg.RELAY_TEMPORAL_PORT}`, note: 'relay start runs a Temporal dev server' },
+    TEMPORAL_UI_URL: cfg.TEMPORAL_ADDRESS ? undefined : { value: `http://127.0.0.1:${cfg.RELAY_TEMPORAL_UI_PORT}`, note: "the dev server's web UI" },
     RELAY_ENCRYPTION_KEYS: devSecrets && { value: devSecrets.encryptionKeys, note: `development secret kept in ${devSecretsFile(dataDir)}` },
     RELAY_JWT_SECRET: devSecrets && { value: devSecrets.jwtSecret, note: `development secret kept in ${devSecretsFile(dataDir)}` },
     RELAY_DRAIN_DELAY_MS: { value: String(drainDelayMs(cfg)), note: `NODE_ENV=${cfg.NODE_ENV}` },

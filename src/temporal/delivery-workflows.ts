@@ -31,6 +31,15 @@ export function deliveryWorkflowId(deliveryId: string): string {
   return `delivery-${deliveryId}`;
 }
 
+/**
+ * The page of a workflow in the Temporal web UI (2.x: `/namespaces/<ns>/workflows/<id>` opens its latest run),
+ * or null when the UI's address is not known.
+ */
+export function workflowUrl(ui: { TEMPORAL_UI_URL?: string; TEMPORAL_NAMESPACE: string }, workflowId: string): string | null {
+  if (!ui.TEMPORAL_UI_URL) return null;
+  return `${ui.TEMPORAL_UI_URL.replace(/\/+$/, '')}/namespaces/${encodeURIComponent(ui.TEMPORAL_NAMESPACE)}/workflows/${encodeURIComponent(workflowId)}`;
+}
+
 const keyword = (name: string) => defineSearchAttributeKey(name, SearchAttributeType.KEYWORD);
 const keys = {
   eventId: keyword(SEARCH_ATTRIBUTES.eventId),

@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
+import { startReceiver } from '../delivery/receiver';
+import { rest } from '../support/api';
 import { type Launched, interrupt as stop, launch as start, launcherEnv, waitReady } from '../support/launcher-process';
 
 const running: Launched[] = [];
@@ -38,6 +40,23 @@ describe('npm start on the embedded default', () => {
     expect(fs.existsSync(path.join(dataDir, 'postgres', 'PG_VERSION'))).toBe(true);
     expect(fs.existsSync(path.join(dataDir, 'temporal.db'))).toBe(true);
     expect((fs.statSync(path.join(dataDir, 'dev-secrets.json')).mode & 0o777).toString(8)).toBe('600');
+
+    // It knows its dev server's web UI: a delivery links to its workflow there, and the UI serves that page.
+    const receiver = await startReceiver();
+    try {
+      const base = `http://127.0.0.1:${env.PORT}`;
+      const token = (await rest(base, 'POST', '/v1/auth/signup', { body: { email: 'me@example.com', password: 'correct horse battery staple' } })).body.access_token;
+      const source = (await rest(base, 'POST', '/v1/endpoints', { token, body: { name: 'My source' } })).body;
+      const destination = (await rest(base, 'POST', '/v1/destinations', { token, body: { name: 'Mine', type: 'webhook', webhook_url: `${receiver.url}/hook` } })).body;
+      await rest(base, 'POST', `/v1/endpoints/${source.id}/destinations`, { token, body: { destination_id: destination.id } });
+      const eventId = (await rest(base, 'POST', `/v1/endpoints/${source.id}/test`, { token })).body.event_id;
+      await receiver.waitFor(1);
+      const [delivery] = (await rest(base, 'GET', `/v1/deliveries?event_id=${eventId}`, { token })).body.data;
+      expect(delivery.workflow_url).toBe(`http://127.0.0.1:${env.RELAY_TEMPORAL_UI_PORT}/namespaces/default/workflows/delivery-${delivery.id}`);
+      expect((await fetch(delivery.workflow_url)).status).toBe(200);
+    } finally {
+      await receiver.close();
+    }
 
     // Leave a mark in the database, then stop with Ctrl+C.
     const db = new Client({ connectionString: `postgres://relay:relay@127.0.0.1:${env.RELAY_PG_PORT}/relay` });

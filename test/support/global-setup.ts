@@ -78,6 +78,8 @@ export default async function globalSetup(): Promise<void> {
     });
     stops.push(temporal.stop);
     temporalAddress = temporal.url;
+    // Its web UI, for the tests that open a delivery's workflow there (TEMPORAL_UI_URL).
+    process.env.RELAY_TEST_TEMPORAL_UI_URL = temporal.uiUrl;
   } else {
     await ensureSearchAttributes({ address: temporalAddress, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' });
   }

@@ -1902,6 +1902,10 @@ export interface components {
             /** @description Set when the last attempt failed (the delivery is in the dead-letter queue) */
             dead_lettered_at: string | null;
             completed_at: string | null;
+            /** @description The Temporal workflow that runs this delivery (`delivery-<id>`): search it in the Temporal UI or with `temporal workflow describe --workflow-id` */
+            workflow_id: string;
+            /** @description The workflow's page in the Temporal web UI; null when the service does not know the UI's address (TEMPORAL_UI_URL) */
+            workflow_url: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
