@@ -6,7 +6,9 @@ import { entities } from './entities';
 import { explainPgConnectError, pgSslOptions, withoutSslParams } from './pg-connection';
 
 /** Top-level `migrations/` (or `dist/migrations/` when compiled). */
-const migrationsDir = path.resolve(__dirname, '..', '..', 'migrations');
+export const MIGRATIONS_DIR = path.resolve(__dirname, '..', '..', 'migrations');
+/** Where MikroORM records each applied migration (name, executed_at). */
+export const MIGRATIONS_TABLE = 'mikro_orm_migrations';
 
 /** `databaseUrl`'s TLS parameters (sslmode, sslrootcert, …: src/db/pg-connection.ts) become the driver's `ssl`. */
 export function ormOptions(databaseUrl: string, overrides: Partial<Options> = {}): Options {
@@ -21,10 +23,11 @@ export function ormOptions(databaseUrl: string, overrides: Partial<Options> = {}
     allowGlobalContext: false,
     discovery: { disableDynamicFileAccess: true, requireEntitiesArray: true },
     migrations: {
-      path: migrationsDir,
-      pathTs: migrationsDir,
+      path: MIGRATIONS_DIR,
+      pathTs: MIGRATIONS_DIR,
       glob: '!(*.d).{js,ts}',
-      tableName: 'mikro_orm_migrations',
+      tableName: MIGRATIONS_TABLE,
+      // All pending migrations run in one transaction: one that fails leaves the database as it was before the run.
       transactional: true,
       allOrNothing: true,
       snapshot: false,

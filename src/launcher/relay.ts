@@ -31,7 +31,12 @@ function serviceCommands(relay: Command): void {
     .action(async () => (await server()).start());
   relay.command('api').description('the HTTP API only (needs DATABASE_URL and TEMPORAL_ADDRESS)').action(async () => (await server()).api());
   relay.command('worker').description('the Temporal worker only (needs DATABASE_URL and TEMPORAL_ADDRESS)').action(async () => (await server()).worker());
-  relay.command('migrate').description('apply database migrations and register Temporal search attributes').action(async () => (await server()).runMigrations());
+  relay
+    .command('migrate')
+    .description('apply database migrations and register Temporal search attributes')
+    .option('--status', 'list applied and pending migrations, apply nothing (exit 6 while any is pending)')
+    .option('--dry-run', 'print the SQL of the pending migrations, apply nothing')
+    .action(async (opts: { status?: boolean; dryRun?: boolean }) => (await server()).runMigrations(opts));
   relay
     .command('config')
     .description('print the settings in use (secrets masked) and where each comes from: environment, .env, default, derived')

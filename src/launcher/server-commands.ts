@@ -6,6 +6,7 @@
 import 'reflect-metadata';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { MikroORM } from '@mikro-orm/postgresql';
 import type { AppContainer } from '../app/container';
 import { createLogger, type Logger } from '../common/logger';
 import { ConfigError, type Config } from '../config/config';
@@ -18,6 +19,7 @@ import { startTemporalDevServer } from './temporal';
 import { checkTemporalCliObtainable, ensureTemporalCli } from './temporal-cli';
 import { retryUntilUp } from '../common/backoff';
 import { serviceConfig as config } from './service-config';
+import { LauncherError } from './launcher-error';
 
 /**
  * The service itself (about 1,500 modules, a second or more of loading on a small machine): required when a command
@@ -234,13 +236,22 @@ export async function worker(): Promise<void> {
   });
 }
 
-export async function runMigrations(): Promise<void> {
+/** `relay migrate --status` exits with this while migrations are pending (0 when none are). */
+export const MIGRATIONS_PENDING_EXIT = 6;
+
+export async function runMigrations(opts: { status?: boolean; dryRun?: boolean } = {}): Promise<void> {
   const cfg = config(process.env, { noLinks: true });
   if (!cfg.DATABASE_URL) throw new ConfigError('DATABASE_URL: required by `relay migrate`');
   const { createOrm, migrate, ensureSearchAttributes, temporalSettings } = service();
   const orm = await createOrm(cfg.DATABASE_URL);
   try {
-    const applied = await migrate(orm);
+    if (opts.status || opts.dryRun) return await reportMigrations(orm, opts);
+    const applied = await migrate(orm).catch((err: Error) => {
+      throw new LauncherError(
+        `the migrations failed; none of this run's migrations were applied (they run in one transaction): ${err.message.replace(/\s+/g, ' ')}\n` +
+          'Fix the cause and run relay migrate again; relay migrate --status lists what is pending.',
+      );
+    });
     process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'database is up to date\n');
   } finally {
     await orm.close();
@@ -249,6 +260,34 @@ export async function runMigrations(): Promise<void> {
     const added = await ensureSearchAttributes(temporalSettings(cfg));
     process.stdout.write(added.length ? `search attributes added: ${added.join(', ')}\n` : 'search attributes present\n');
   }
+}
+
+/** `relay migrate --status` (applied and pending, exit code MIGRATIONS_PENDING_EXIT while any is pending) or `--dry-run` (their SQL). */
+async function reportMigrations(orm: MikroORM, opts: { status?: boolean; dryRun?: boolean }): Promise<void> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { migrationStatus, pendingMigrationSql } = require('../db/migration-status') as typeof import('../db/migration-status');
+  const out = (line: string) => void process.stdout.write(`${line}\n`);
+  if (opts.dryRun) {
+    const pending = await pendingMigrationSql(orm);
+    if (!pending.length) return out('-- nothing pending: the database is up to date');
+    out(`-- relay migrate --dry-run: ${pending.length} pending migration(s), not applied. relay migrate runs them in this order,`);
+    out('-- in one transaction, and records each in mikro_orm_migrations (running this SQL by hand records nothing).');
+    for (const { name, statements } of pending) {
+      out(`\n-- ${name}`);
+      for (const sql of statements) out(/;\s*$/.test(sql) ? sql : `${sql};`);
+    }
+    return;
+  }
+  const { applied, pending, unknown } = await migrationStatus(orm);
+  const newer = new Set(unknown);
+  for (const a of applied) out(`applied  ${a.appliedAt.toISOString().slice(0, 19).replace('T', ' ')}  ${a.name}${newer.has(a.name) ? '  (not in this version: applied by a newer one)' : ''}`);
+  for (const name of pending) out(`pending  ${' '.repeat(19)}  ${name}`);
+  out(
+    pending.length
+      ? `${applied.length} applied, ${pending.length} pending: relay migrate applies them (in one transaction); relay migrate --dry-run shows their SQL`
+      : `${applied.length} applied, none pending: the database is up to date`,
+  );
+  if (pending.length) process.exitCode = MIGRATIONS_PENDING_EXIT;
 }
 
 export async function emitSchema(): Promise<void> {

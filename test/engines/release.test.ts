@@ -122,6 +122,7 @@ describe('releases', () => {
 
     it('bumps, moves the changelog, commits, builds, packs the CLI, prints the image commands and tags; the real tags stay as they were', () => {
       const today = new Date().toISOString().slice(0, 10);
+      const unreleased = read(clone, 'CHANGELOG.md');
       const out = runRelease(['9.2.0']);
       expect(out.status).toBe(0);
       const commit = git(['rev-parse', 'HEAD']);
@@ -134,7 +135,8 @@ describe('releases', () => {
 
       for (const [file, keys] of release.VERSION_FILES) expect([file, release.jsonVersions(read(clone, file), keys).found]).toEqual([file, keys.map(() => '9.2.0')]);
       const changelog = read(clone, 'CHANGELOG.md');
-      expect(changelog).toContain(`## [Unreleased]\n\n## [9.2.0] - ${today}\n\n### Fixed\n\n- The release test's own entry.\n\n## [`);
+      expect(changelog).toContain(`## [Unreleased]\n\n## [9.2.0] - ${today}\n\n### Fixed\n\n- The release test's own entry.\n`);
+      expect(changelog).toBe(release.changelogRelease(unreleased, '9.2.0', today).text);
       expect(release.changelogLatest(changelog)).toBe('9.2.0');
 
       // Both relay commands name the release commit: the checkout's, and the packed CLI's (from its bundle, no checkout).
