@@ -15,7 +15,7 @@ describeInBrowser('dashboard events search: text and JSON containment, in the UR
   let projectId = '';
   const ids: Record<string, string> = {};
   const email = `search-${Date.now()}@example.test`;
-  const rowOf = (page: Page, eventId: string) => page.getByRole('table', { name: 'Events' }).getByRole('row').filter({ hasText: eventId });
+  const rowOf = (page: Page, eventId: string) => page.getByRole('table', { name: 'Events' }).getByRole('row').filter({ has: page.locator(`a[href="/events/${eventId}"]`) });
   const searchBox = (page: Page) => page.getByLabel('Search payloads and headers');
 
   beforeAll(async () => {

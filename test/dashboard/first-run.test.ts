@@ -13,6 +13,8 @@ const PASSWORD = 'correct horse battery staple';
  * delivered Test event: a source, a webhook destination (signed by default), the link,
  * Test, and the outcome shown as it lands; then the same flow with `relay listen` as the
  * destination (the real CLI in a child process). Each empty list links to what fills it.
+ * Issue 37: a new sign-up lands on the guide; a reload while a secret is shown, or a return through the navigation,
+ * goes on where the flow was; an empty Events page offers no bulk retry.
  */
 describeInBrowser('dashboard: the guided first run, from an empty project to a delivered event', () => {
   let env: DashboardEnv;
@@ -36,17 +38,21 @@ describeInBrowser('dashboard: the guided first run, from an empty project to a d
 
   const step = (page: Page, n: number) => page.getByTestId(`step-${n}`);
 
-  it('an empty project: each empty list links to what fills it, Events to creating a source', async () => {
+  it('a new account lands on Get started; each empty list links to what fills it, Events to creating a source', async () => {
     const { page } = env;
     await page.goto('/');
     await page.getByRole('button', { name: 'Sign up' }).click();
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign up' }).click();
-    await page.getByRole('heading', { name: 'Events' }).waitFor();
+    await page.getByRole('heading', { name: 'Get started' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/start');
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Events' }).click();
     const empty = page.locator('.empty');
     await empty.getByRole('link', { name: 'Create a source' }).waitFor();
     expect(await empty.textContent()).not.toMatch(/press Test/i);
+    // Nothing to retry in an empty list: no bulk retry offered.
+    expect(await page.getByRole('button', { name: 'Retry matching deliveries…' }).count()).toBe(0);
     await env.screenshot('first-run-events-empty');
 
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Endpoints' }).click();
@@ -67,9 +73,12 @@ describeInBrowser('dashboard: the guided first run, from an empty project to a d
     await step(page, 1).getByLabel('Name', { exact: true }).fill('Orders');
     await step(page, 1).getByRole('button', { name: 'Create source' }).click();
     await step(page, 1).getByTestId('secret-value').waitFor();
-    await step(page, 1).getByRole('button', { name: 'Done' }).click();
+    expect(await step(page, 1).getAttribute('data-state')).toBe('current');
+    // A reload while the secret is shown: the source was chosen when it was made, the flow goes on at step 2.
+    await page.reload();
     await step(page, 1).getByText('receives webhooks at').waitFor();
     expect(await step(page, 1).getAttribute('data-state')).toBe('done');
+    expect(await step(page, 2).getAttribute('data-state')).toBe('current');
 
     await step(page, 2).getByLabel('Name', { exact: true }).fill('My receiver');
     await step(page, 2).getByLabel('Webhook URL').fill(`${receiver.url}/hooks`);
@@ -81,6 +90,12 @@ describeInBrowser('dashboard: the guided first run, from an empty project to a d
 
     await step(page, 3).getByRole('button', { name: 'Link Orders → My receiver' }).click();
     await step(page, 3).getByText('go to').waitFor();
+
+    // Away and back through the navigation (no choices in the URL): the flow is where it was, at the test step.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Destinations' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Get started' }).click();
+    await step(page, 4).getByRole('button', { name: 'Send a test event' }).waitFor();
+    expect(await step(page, 3).getAttribute('data-state')).toBe('done');
 
     await step(page, 4).getByRole('button', { name: 'Send a test event' }).click();
     const outcome = page.getByTestId('test-outcome');
@@ -108,7 +123,10 @@ describeInBrowser('dashboard: the guided first run, from an empty project to a d
     const { page } = env;
     await page.setViewportSize({ width: 390, height: 844 });
     try {
+      // The guide remembers the finished flow; Start over walks it again (as with relay listen below).
       await page.goto('/start');
+      await step(page, 4).getByTestId('test-outcome').waitFor();
+      await page.getByRole('button', { name: 'Start over' }).click();
       await step(page, 1).getByLabel('Name', { exact: true }).waitFor();
       expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
       await env.screenshot('first-run-phone');

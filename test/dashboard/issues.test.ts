@@ -160,4 +160,16 @@ describeInBrowser('dashboard: issues', () => {
       await context.close();
     }
   });
+
+  it('counts one affected delivery as one: "1 affected delivery to Orders hook matches"', async () => {
+    const { page } = env;
+    // The 4xx issue of the test above: one event, one delivery.
+    await page.goto(`/issues?state=open&project=${projectId}`);
+    const row = issuesTable(page).getByRole('row').filter({ hasText: 'HTTP 4xx' });
+    await row.getByRole('button', { name: 'Retry affected deliveries…' }).click();
+    const panel = page.getByTestId('bulk-panel');
+    await panel.getByTestId('bulk-count').getByText(/^1 affected delivery to Orders hook matches/).waitFor();
+    await panel.getByRole('button', { name: 'Retry 1 affected delivery to Orders hook' }).waitFor();
+    await panel.getByRole('button', { name: 'Close' }).click();
+  });
 });

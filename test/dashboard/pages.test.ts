@@ -189,6 +189,8 @@ describeInBrowser('dashboard pages: templates, transforms, destinations, dead le
     await delivery.getByText('retrying').first().waitFor({ timeout: 30_000 });
     await delivery.locator('.badge', { hasText: 'failed' }).first().waitFor({ timeout: 30_000 });
     await env.screenshot('event-failed');
+    // This service is not told the Temporal UI's address (TEMPORAL_UI_URL): no workflow link.
+    expect(await page.getByTestId('workflow-link').count()).toBe(0);
     expect(receiver.requests.length).toBeGreaterThanOrEqual(2);
     expect(receiver.requests.at(-1)!.headers['x-service-signature']).toMatch(/^sha256=/);
 

@@ -18,7 +18,7 @@ describeInBrowser('dashboard: live view survives API restarts (graceful and kill
   let endpointId = '';
   const email = `owner-${Date.now()}@example.test`;
   const indicator = (page: Page) => page.getByTestId('live-indicator');
-  const rowOf = (page: Page, eventId: string) => page.getByRole('table', { name: 'Events' }).getByRole('row').filter({ hasText: eventId });
+  const rowOf = (page: Page, eventId: string) => page.getByRole('table', { name: 'Events' }).getByRole('row').filter({ has: page.locator(`a[href="/events/${eventId}"]`) });
 
   /** An event stored behind the API's back (as another API instance would), with no notification. */
   async function storeEventDirectly(): Promise<string> {

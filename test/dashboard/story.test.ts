@@ -46,7 +46,7 @@ describeInBrowser('dashboard: sign up, endpoint, destination, link, Test, live e
     await receiver?.close();
   });
 
-  it('signs up and lands on the (empty) events list', async () => {
+  it('signs up and lands on Get started; the events list is empty', async () => {
     const { page } = env;
     await page.goto('/');
     await page.getByRole('heading', { name: 'Log in to relay' }).waitFor();
@@ -56,7 +56,8 @@ describeInBrowser('dashboard: sign up, endpoint, destination, link, Test, live e
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign up' }).click();
-    await page.getByRole('heading', { name: 'Events' }).waitFor();
+    await page.getByRole('heading', { name: 'Get started' }).waitFor();
+    await navLink('Events').click();
     await page.getByText('No events yet').waitFor();
     expect(await page.getByTestId('role').textContent()).toBe('owner');
   });
@@ -112,10 +113,10 @@ describeInBrowser('dashboard: sign up, endpoint, destination, link, Test, live e
     eventId = (await sent.getByRole('link').textContent()) ?? '';
     expect(eventId).toMatch(/^[0-9a-f-]{36}$/);
     // The endpoint page's own live list shows it too.
-    await env.page.getByRole('table', { name: 'Recent events' }).getByText(eventId).waitFor();
+    await env.page.getByRole('table', { name: 'Recent events' }).getByTitle(eventId).waitFor();
     await env.screenshot('endpoint');
 
-    const row = events.getByRole('table', { name: 'Events' }).getByRole('row').filter({ hasText: eventId });
+    const row = events.getByRole('table', { name: 'Events' }).getByRole('row').filter({ has: events.locator(`a[href="/events/${eventId}"]`) });
     await row.waitFor();
     expect(loads).toBe(1);
     await env.screenshot('events', events);

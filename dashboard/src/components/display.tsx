@@ -29,10 +29,15 @@ const STATUS_CLASS: Record<string, string> = {
   failing: 'bad',
   'circuit open': 'bad',
   'circuit half-open': 'wait',
+  degraded: 'wait',
 };
 
-export function StatusBadge({ status }: { status: string }) {
-  return <span className={`badge ${STATUS_CLASS[status] ?? ''}`}>{status.replace(/_/g, ' ')}</span>;
+export function StatusBadge({ status, title }: { status: string; title?: string }) {
+  return (
+    <span className={`badge ${STATUS_CLASS[status] ?? ''}`} title={title}>
+      {status.replace(/_/g, ' ')}
+    </span>
+  );
 }
 
 /** An outcome word (packages/cli/src/shared/outcomes.ts), its meaning on hover. */
@@ -62,9 +67,37 @@ export function ResponseFrom({ event }: { event: EventOutcomeFields }) {
       {answer}{' '}
       <span className="muted">
         {waiting ? 'to' : 'from'} {to.name}
-        {others > 0 ? ` (+${others} other${others === 1 ? '' : 's'})` : ''}
+        {others > 0 ? ` (+${countOf(others, 'other')})` : ''}
       </span>
     </span>
+  );
+}
+
+/** "1 delivery", "2 deliveries": a count with its noun in the right number. */
+export function countOf(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
+/**
+ * An id too long for a table column (a UUID): its first 8 and last 6 characters, the whole id on hover.
+ * UUIDv7s of the same weeks share their first characters (a timestamp): the end tells them apart.
+ */
+export function ShortId({ id }: { id: string }) {
+  return (
+    <span className="mono" title={id}>
+      {id.length > 16 ? `${id.slice(0, 8)}…${id.slice(-6)}` : id}
+    </span>
+  );
+}
+
+/** A delivery's Temporal workflow in the Temporal web UI (a new tab); nothing when the service does not know the UI's address. */
+export function WorkflowLink({ url, children = 'Temporal workflow' }: { url: string | null | undefined; children?: ReactNode }) {
+  if (!url) return null;
+  return (
+    <a href={url} target="_blank" rel="noopener noreferrer" className="external" data-testid="workflow-link">
+      {children}
+      <span className="sr-only"> (opens in a new tab)</span>
+    </a>
   );
 }
 

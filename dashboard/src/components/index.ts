@@ -1,8 +1,8 @@
-export { Table, type Column } from './table';
+export { Table, workflowColumn, type Column } from './table';
 export { EmptyState, ErrorMessage, Field, FieldError } from './feedback';
 export { ConfirmButton, CopyButton } from './buttons';
 export { SecretOnce } from './secret-once';
-export { DeliveryBadge, JsonView, KeyValues, OutcomeBadge, Page, ResponseFrom, StatusBadge, Time } from './display';
+export { countOf, DeliveryBadge, JsonView, KeyValues, OutcomeBadge, Page, ResponseFrom, ShortId, StatusBadge, Time, WorkflowLink } from './display';
 export { Pager, useCursorPager } from './pager';
 export { Can } from './can';
 export { LiveIndicator } from './live-indicator';

@@ -49,6 +49,8 @@ export interface Delivery {
   deadLetteredAt: string | null;
   completedAt: string | null;
   createdAt: string;
+  /** The delivery's page in the Temporal UI; null when the service does not know the UI's address. */
+  workflowUrl: string | null;
   destination: { id: string; name: string; type: string } | null;
   attempts: Attempt[];
 }

@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'react';
 import { gql } from 'urql';
-import { ErrorMessage } from '../components';
+import { countOf, ErrorMessage } from '../components';
 import { useProjectMutation, useProjectQuery } from '../lib/hooks';
 
 /**
@@ -37,7 +37,14 @@ interface Progress {
 
 const newKey = () => (typeof crypto !== 'undefined' && 'randomUUID' in crypto ? crypto.randomUUID() : `${Date.now()}-${Math.random()}`);
 
-export function BulkActionPanel(props: { kind: 'retry' | 'cancel'; filter: BulkFilter; onClose: () => void; onDone?: () => void; /** What the matching deliveries are called. */ noun?: string }) {
+export function BulkActionPanel(props: {
+  kind: 'retry' | 'cancel';
+  filter: BulkFilter;
+  onClose: () => void;
+  onDone?: () => void;
+  /** A count of the matching deliveries in words: "1 affected delivery to Orders", "2 affected deliveries to Orders". */
+  describe?: (count: number) => string;
+}) {
   const { kind, filter } = props;
   const key = useRef(newKey());
   const input = { kind, filter };
@@ -59,7 +66,8 @@ export function BulkActionPanel(props: { kind: 'retry' | 'cancel'; filter: BulkF
   const count = preview?.previewBulkAction.count;
   const max = preview?.previewBulkAction.max ?? 0;
   const verb = kind === 'retry' ? 'Retry' : 'Cancel';
-  const noun = props.noun ?? (kind === 'retry' ? `${filter.status ?? 'failed'} deliveries` : 'pending deliveries');
+  const kindOf = kind === 'retry' ? (filter.status ?? 'failed') : 'pending';
+  const describe = props.describe ?? ((n: number) => countOf(n, `${kindOf} delivery`, `${kindOf} deliveries`));
 
   return (
     <section className="card" aria-label={`Bulk ${kind}`} data-testid="bulk-panel">
@@ -68,12 +76,12 @@ export function BulkActionPanel(props: { kind: 'retry' | 'cancel'; filter: BulkF
       {!progress && count !== undefined && (
         <div className="row">
           <span data-testid="bulk-count">
-            {count > max ? `More than ${max} ${noun} match: narrow the filters.` : `${count} ${noun} match${count === 1 ? 'es' : ''} (the newest delivery per event and destination).`}
+            {count > max ? `More than ${describe(max)} match: narrow the filters.` : `${describe(count)} match${count === 1 ? 'es' : ''} (the newest delivery per event and destination).`}
           </span>
           <span className="grow" />
           {count > 0 && count <= max && (
             <button type="button" className="primary" disabled={started.fetching} onClick={() => start({ input: { ...input, idempotencyKey: key.current } })}>
-              {verb} {count} {noun}
+              {verb} {describe(count)}
             </button>
           )}
           <button type="button" onClick={props.onClose}>

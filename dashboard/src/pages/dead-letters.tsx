@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { gql } from 'urql';
 import { Link } from 'wouter';
-import { Can, EmptyState, ErrorMessage, DeliveryBadge, Page, Pager, Table, Time, useCursorPager } from '../components';
+import { Can, EmptyState, ErrorMessage, DeliveryBadge, Page, Pager, ShortId, Table, Time, useCursorPager, workflowColumn } from '../components';
 import { useCan } from '../lib/session';
 import { useProjectMutation, useProjectQuery } from '../lib/hooks';
 import type { Page as ListPage } from '../lib/types';
@@ -10,7 +10,7 @@ import { REPLAY_DEAD_LETTERS } from './event';
 const DEAD_LETTERS = gql`
   query DeadLetters($projectId: ID, $cursor: String) {
     deadLetters(projectId: $projectId, cursor: $cursor, limit: 50) {
-      data { id eventId status attemptCount deadLetteredAt destination { id name type } attempts { statusCode error } }
+      data { id eventId status attemptCount deadLetteredAt workflowUrl destination { id name type } attempts { statusCode error } }
       nextCursor
     }
   }
@@ -22,6 +22,7 @@ interface DeadLetter {
   status: string;
   attemptCount: number;
   deadLetteredAt: string;
+  workflowUrl: string | null;
   destination: { id: string; name: string; type: string } | null;
   attempts: { statusCode: number | null; error: string | null }[];
 }
@@ -100,7 +101,8 @@ export function DeadLettersPage() {
               return last ? (last.error ?? `HTTP ${last.statusCode}`) : '—';
             },
           },
-          { header: 'Event', cell: (d) => <Link href={`/events/${d.eventId}`}>{d.eventId.slice(0, 13)}…</Link>, className: 'mono' },
+          { header: 'Event', cell: (d) => <Link href={`/events/${d.eventId}`}><ShortId id={d.eventId} /></Link> },
+          ...workflowColumn(rows),
           ...(canWrite
             ? [{ header: '', cell: (d: DeadLetter) => <button type="button" className="small" onClick={() => run([d.id])}>Replay</button> }]
             : []),

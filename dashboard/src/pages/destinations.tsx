@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import type { CombinedError } from '@urql/core';
 import { gql, useQuery } from 'urql';
 import { Link, useLocation, useParams } from 'wouter';
-import { Can, ConfirmButton, EmptyState, ErrorMessage, Field, type Health, HEALTH_FIELDS, HealthBadge, HealthCard, p95, Page, Pager, DeliveryBadge, SecretOnce, successRate, Table, Time, useCursorPager } from '../components';
+import { Can, ConfirmButton, countOf, EmptyState, workflowColumn, ErrorMessage, Field, type Health, HEALTH_FIELDS, HealthBadge, HealthCard, p95, Page, Pager, DeliveryBadge, SecretOnce, successRate, Table, Time, useCursorPager } from '../components';
 import { useProjectMutation, useProjectQuery } from '../lib/hooks';
 import { useCan } from '../lib/session';
 import { BulkActionPanel } from './bulk-action';
@@ -70,11 +70,12 @@ const FIELDS = `id name type webhookHost hasWebhookUrl hasBotToken hasSigningSec
   circuit { state consecutiveFailures nextProbeAt lastError } ${HEALTH_FIELDS}`;
 
 const LIST = gql`query Destinations($projectId: ID, $cursor: String) {
-  destinations(projectId: $projectId, cursor: $cursor, limit: 50) { data { ${FIELDS} } nextCursor } }`;
+  destinations(projectId: $projectId, cursor: $cursor, limit: 50) { data { ${FIELDS} } nextCursor }
+  openIssues: issues(projectId: $projectId, state: "open", limit: 200) { data { destination { id } } } }`;
 const ONE = gql`query Destination($projectId: ID, $id: ID!) {
   destination(projectId: $projectId, id: $id) { ${FIELDS} linkedEndpoints { id name } }
   ${DESTINATION_ISSUES_FIELDS}
-  deliveries(projectId: $projectId, destinationId: $id, limit: 10) { data { id eventId status deadLetteredAt attemptCount createdAt } } }`;
+  deliveries(projectId: $projectId, destinationId: $id, limit: 10) { data { id eventId status deadLetteredAt attemptCount createdAt workflowUrl } } }`;
 export const CREATE_DESTINATION = gql`mutation CreateDestination($projectId: ID, $input: DestinationInput!) {
   createDestination(projectId: $projectId, input: $input) { id name signingSecret signatureScheme } }`;
 const UPDATE = gql`mutation UpdateDestination($projectId: ID, $id: ID!, $input: DestinationInput!) {
@@ -99,10 +100,14 @@ function target(d: Destination): string {
 
 export function DestinationsPage() {
   const pager = useCursorPager();
-  const [{ data, error, fetching }, refetch] = useProjectQuery<{ destinations: { data: Destination[]; nextCursor: string | null } }>(LIST, { cursor: pager.cursor });
+  const [{ data, error, fetching }, refetch] = useProjectQuery<{
+    destinations: { data: Destination[]; nextCursor: string | null };
+    openIssues: { data: { destination: { id: string } }[] };
+  }>(LIST, { cursor: pager.cursor });
   const [creating, setCreating] = useState(false);
   const [, navigate] = useLocation();
   const rows = data?.destinations.data ?? [];
+  const openIssues = (id: string) => data?.openIssues.data.filter((i) => i.destination.id === id).length ?? 0;
   return (
     <Page
       title="Destinations"
@@ -144,7 +149,7 @@ export function DestinationsPage() {
           { header: 'Name', cell: (d) => <Link href={`/destinations/${d.id}`}>{d.name}</Link> },
           { header: 'Type', cell: (d) => d.type },
           { header: 'Target', cell: (d) => <code>{target(d)}</code> },
-          { header: 'Health', cell: (d) => <HealthBadge health={d.health} circuit={d.circuit} /> },
+          { header: 'Health', cell: (d) => <HealthBadge health={d.health} circuit={d.circuit} openIssues={openIssues(d.id)} /> },
           { header: 'Success 24 h', cell: (d) => successRate(d.health), className: 'num' },
           { header: 'p95', cell: (d) => p95(d.health), className: 'num hide-narrow' },
           { header: 'Signed', cell: (d) => (d.type === 'webhook' ? (d.hasSigningSecret ? SCHEMES[d.signatureScheme].short : 'no') : '—'), className: 'hide-narrow' },
@@ -350,7 +355,7 @@ export function DestinationPage() {
       <div className="grid2">
         {canWrite ? <EditDestination destination={d} onSaved={reload} /> : <DestinationSummary destination={d} />}
         {d.type === 'webhook' && <SigningSecret destination={d} onChanged={reload} />}
-        <HealthCard health={d.health} circuit={d.circuit} extra={d.type === 'cli' ? [] : [['issues', <DestinationIssuesLink key="issues" destinationId={d.id} issues={data} />]]} />
+        <HealthCard health={d.health} circuit={d.circuit} openIssues={data.openIssues.data.length} extra={d.type === 'cli' ? [] : [['issues', <DestinationIssuesLink key="issues" destinationId={d.id} issues={data} />]]} />
         <section className="card" aria-label="Linked endpoints">
           <h2>Linked endpoints</h2>
           {d.linkedEndpoints?.length ? (
@@ -377,6 +382,7 @@ export function DestinationPage() {
           { header: 'Outcome', cell: (r) => <DeliveryBadge status={r.status} deadLettered={r.deadLetteredAt !== null} /> },
           { header: 'Attempts', cell: (r) => r.attemptCount, className: 'num' },
           { header: 'Event id', cell: (r) => r.eventId, className: 'mono hide-narrow' },
+          ...workflowColumn(data?.deliveries.data ?? []),
         ]}
       />
     </Page>
@@ -390,6 +396,7 @@ interface RecentDelivery {
   deadLetteredAt: string | null;
   attemptCount: number;
   createdAt: string;
+  workflowUrl: string | null;
 }
 
 function DestinationSummary({ destination: d }: { destination: Destination }) {
@@ -400,7 +407,7 @@ function DestinationSummary({ destination: d }: { destination: Destination }) {
         <div><dt>type</dt><dd>{d.type}</dd></div>
         <div><dt>target</dt><dd>{target(d)}</dd></div>
         <div><dt>event types</dt><dd>{d.eventTypes.join(', ') || 'all'}</dd></div>
-        <div><dt>retries</dt><dd>{d.retryPolicy.maxAttempts} attempts, backoff {d.retryPolicy.backoff.join(', ')} s</dd></div>
+        <div><dt>retries</dt><dd>{countOf(d.retryPolicy.maxAttempts, 'attempt')}, backoff {d.retryPolicy.backoff.join(', ')} s</dd></div>
         <div><dt>active</dt><dd>{d.isActive ? 'yes' : 'paused'}</dd></div>
       </dl>
     </div>

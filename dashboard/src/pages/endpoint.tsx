@@ -22,6 +22,7 @@ import {
   SecretOnce,
   OutcomeBadge,
   ResponseFrom,
+  ShortId,
   StatusBadge,
   Table,
   Time,
@@ -208,14 +209,15 @@ function RecentEvents({ endpointId }: { endpointId: string }) {
       label="Recent events"
       rows={rows}
       rowKey={(e) => e.id}
+      rowHref={(e) => `/events/${e.id}`}
       rowClassName={(e) => (seen.has(e.id) ? 'fresh' : undefined)}
       empty={<p className="muted">No events yet. Press Test, or send a signed request (above).</p>}
       columns={[
-        { header: 'Received', cell: (e) => <Link href={`/events/${e.id}`}><Time value={e.createdAt} /></Link> },
+        { header: 'Received', cell: (e) => <Time value={e.createdAt} /> },
         { header: 'Type', cell: (e) => e.eventType || '—', className: 'mono' },
         { header: 'Outcome', cell: (e) => <OutcomeBadge outcome={e.outcome} /> },
         { header: 'Response', cell: (e) => <ResponseFrom event={e} />, className: 'response' },
-        { header: 'Event id', cell: (e) => e.id, className: 'mono hide-narrow' },
+        { header: 'Event id', cell: (e) => <ShortId id={e.id} />, className: 'hide-narrow' },
       ]}
     />
   );

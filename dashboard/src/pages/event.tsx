@@ -1,12 +1,12 @@
 import { gql } from 'urql';
 import { Link, useParams } from 'wouter';
-import { Can, ConfirmButton, DeliveryBadge, EmptyState, ErrorMessage, JsonView, KeyValues, OutcomeBadge, Page, ResponseFrom, Table, Time } from '../components';
+import { Can, ConfirmButton, DeliveryBadge, EmptyState, ErrorMessage, JsonView, KeyValues, OutcomeBadge, Page, ResponseFrom, Table, Time, WorkflowLink } from '../components';
 import { useOnReconnect } from '../lib/connection';
 import { useProjectMutation, useProjectQuery, useProjectSubscription } from '../lib/hooks';
 import { EVENT_OUTCOME_FIELDS, type Attempt, type Delivery, type EventOutcomeFields } from '../lib/types';
 
 const DELIVERY_FIELDS = `
-  id eventId status attemptCount nextRetryAt replayOfId deadLetteredAt completedAt createdAt
+  id eventId status attemptCount nextRetryAt replayOfId deadLetteredAt completedAt createdAt workflowUrl
   destination { id name type }
   attempts { id deliveryId attemptNumber status statusCode latencyMs responseHeaders responseBody responseBodyTruncated error nextRetryAt createdAt }
 `;
@@ -157,15 +157,22 @@ export function EventPage() {
               </span>
             )}
             <span className="grow" />
+            <WorkflowLink url={d.workflowUrl} />
             <Can permission="write">
               {(d.status === 'queued' || d.status === 'retrying') && (
                 <ConfirmButton danger onConfirm={async () => { await cancel({ id: d.id }); reload(); }}>
                   Cancel
                 </ConfirmButton>
               )}
-              {(d.status === 'success' || d.status === 'canceled' || d.status === 'skipped') && !replayed.has(d.id) && (
-                <ConfirmButton onConfirm={async () => { await forceRetry({ id: d.id }); reload(); }} confirmText="Send it again to this destination?">
-                  Retry again
+              {/* Delivered: sending it again is a new delivery, not a retry. Canceled or skipped: it was never delivered, so a retry. */}
+              {d.status === 'success' && !replayed.has(d.id) && (
+                <ConfirmButton onConfirm={async () => { await forceRetry({ id: d.id }); reload(); }} confirmText="It was delivered: send it to this destination again?">
+                  Send again
+                </ConfirmButton>
+              )}
+              {(d.status === 'canceled' || d.status === 'skipped') && !replayed.has(d.id) && (
+                <ConfirmButton onConfirm={async () => { await forceRetry({ id: d.id }); reload(); }} confirmText="Send it to this destination now?">
+                  Retry
                 </ConfirmButton>
               )}
               {d.deadLetteredAt && !replayed.has(d.id) && (

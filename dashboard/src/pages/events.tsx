@@ -1,8 +1,8 @@
 import { useEffect, useRef, useState } from 'react';
 import { gql, useClient } from 'urql';
-import { Link, useLocation } from 'wouter';
+import { Link } from 'wouter';
 import { OUTCOMES, outcomeLabel } from '../../../packages/cli/src/shared/outcomes';
-import { Can, EmptyState, ErrorMessage, LiveIndicator, OutcomeBadge, Page, Pager, ResponseFrom, Table, Time } from '../components';
+import { Can, EmptyState, ErrorMessage, LiveIndicator, OutcomeBadge, Page, Pager, ResponseFrom, ShortId, Table, Time } from '../components';
 import { useOnReconnect } from '../lib/connection';
 import { useProjectQuery, useProjectSubscription } from '../lib/hooks';
 import { useWorkspace } from '../lib/session';
@@ -68,7 +68,6 @@ export function EventsPage() {
   const pager = urlCursorPager(filters.cursors, (cursors) => setUrl({ cursors }));
   const [live, setLive] = useState<EventRow[]>([]);
   const [outcomes, setOutcomes] = useState<Record<string, EventOutcomeFields>>({});
-  const [, navigate] = useLocation();
   const [{ data, error, fetching }, refetch] = useProjectQuery<{ events: ListPage<EventRow> }>(EVENTS, {
     cursor: pager.cursor,
     limit,
@@ -168,7 +167,8 @@ export function EventsPage() {
         )}
       </form>
       <Can permission="write">
-        {filters.search ? null : bulk ? (
+        {/* Only where there is something to retry: not on an empty list, nor under a payload search (which the bulk filter cannot express). */}
+        {filters.search || (rows.length === 0 && !bulk) ? null : bulk ? (
           <BulkActionPanel kind="retry" filter={bulkFilterOf(filters)} onClose={() => setBulk(false)} onDone={() => refetch({ requestPolicy: 'network-only' })} />
         ) : (
           <button type="button" className="small" onClick={() => setBulk(true)}>
@@ -181,7 +181,7 @@ export function EventsPage() {
         label="Events"
         rows={rows}
         rowKey={(e) => e.id}
-        onRowClick={(e) => navigate(`/events/${e.id}`)}
+        rowHref={(e) => `/events/${e.id}`}
         rowClassName={(e) => (freshIds.has(e.id) ? 'fresh' : undefined)}
         empty={
           fetching ? (
@@ -199,7 +199,7 @@ export function EventsPage() {
           { header: 'Type', cell: (e) => e.eventType || <span className="muted">—</span>, className: 'mono' },
           { header: 'Outcome', cell: (e) => <OutcomeBadge outcome={e.outcome} /> },
           { header: 'Response', cell: (e) => <ResponseFrom event={e} />, className: 'response' },
-          { header: 'Event id', cell: (e) => e.id, className: 'mono hide-narrow' },
+          { header: 'Event id', cell: (e) => <ShortId id={e.id} />, className: 'hide-narrow' },
         ]}
       />
       <Pager pager={pager} nextCursor={data?.events.nextCursor} />

@@ -13,7 +13,10 @@ import { CreateEndpointForm } from './endpoints';
  * Get started: one flow from an empty project to a delivered event: a source, a
  * destination (a webhook URL, or `relay listen` on this computer), the link between
  * them, and a Test event whose outcome shows as it lands. The choices live in the URL
- * (`?source=…&destination=…&event=…`), so a reload or a return continues where it was.
+ * (`?source=…&destination=…&event=…`), so a reload continues where it was, and in this
+ * browser's storage per project, so a return through the navigation does too. A source or a
+ * destination is chosen as soon as it is created: a reload while its secret is shown goes on
+ * at the next step (the secret is shown once).
  */
 
 const KEYS = ['source', 'destination', 'via', 'event'] as const;
@@ -61,8 +64,43 @@ interface DestinationRef {
   webhookHost: string | null;
 }
 
+/** Where this browser keeps a project's choices, for a return to /start without them in the URL. */
+const storageKey = (projectId: string) => `relay.firstRun.${projectId}`;
+
+/** The URL's choices, kept in storage too; a visit without any in the URL takes the stored ones. */
+function useChoices(projectId: string) {
+  const [choice, setUrl] = useUrlState(KEYS);
+  const inUrl = KEYS.some((k) => choice[k]);
+  useEffect(() => {
+    if (inUrl) return;
+    try {
+      const stored = JSON.parse(localStorage.getItem(storageKey(projectId)) ?? 'null') as Partial<Record<(typeof KEYS)[number], string>> | null;
+      if (stored) setUrl(stored);
+    } catch {
+      // Unreadable: start afresh.
+    }
+  }, [projectId]); // on arrival, and when the project changes
+  useEffect(() => {
+    if (inUrl) localStorage.setItem(storageKey(projectId), JSON.stringify(choice));
+  }, [projectId, choice, inUrl]);
+  const startOver = () => {
+    localStorage.removeItem(storageKey(projectId));
+    setUrl(Object.fromEntries(KEYS.map((k) => [k, ''])));
+  };
+  return [choice, setUrl, inUrl ? startOver : undefined] as const;
+}
+
+/** A secret shown once, right after its source or destination was created (and chosen). */
+interface ShownSecret {
+  kind: 'source' | 'destination';
+  name: string;
+  signingSecret: string;
+}
+
 export function FirstRunPage() {
-  const [choice, setChoice] = useUrlState(KEYS);
+  const { project } = useWorkspace();
+  const [choice, setChoice, startOver] = useChoices(project.id);
+  const [secret, setSecret] = useState<ShownSecret>();
   const canWrite = useCan('write');
   const [{ data }, refetch] = useProjectQuery<{ endpoints: { data: Source[] }; destinations: { data: DestinationRef[] } }>(STATE);
   const reload = () => refetch({ requestPolicy: 'network-only' });
@@ -71,7 +109,8 @@ export function FirstRunPage() {
   const destination = data?.destinations.data.find((d) => d.id === choice.destination);
   const [{ data: links }, refetchLinks] = useProjectQuery<{ links: { data: { destinationId: string }[] } }>(LINKS, { endpointId: choice.source }, { pause: !choice.source });
   const linked = !!destination && !!links?.links.data.some((l) => l.destinationId === destination.id);
-  const step = !source ? 1 : !destination ? 2 : !linked ? 3 : 4;
+  // A secret still on screen keeps its step current: the next one waits until it is copied.
+  const step = !source || secret?.kind === 'source' ? 1 : !destination || secret?.kind === 'destination' ? 2 : !linked ? 3 : 4;
 
   return (
     <Page title="Get started">
@@ -80,17 +119,43 @@ export function FirstRunPage() {
         <strong>destination</strong> is where they go, a <strong>link</strong> connects the two, and <strong>Test</strong> sends a signed sample
         through the real ingress.
       </p>
+      {startOver && canWrite && (
+        <p>
+          <button type="button" className="small" onClick={() => { setSecret(undefined); startOver(); }}>
+            Start over
+          </button>{' '}
+          <span className="muted">with another source or destination (what you made stays).</span>
+        </p>
+      )}
       {!canWrite && <div className="notice">You are a viewer of this project: a developer or an admin can set it up.</div>}
       <ol className="steps">
         <Step n={1} title="Create a source" state={step > 1 ? 'done' : 'current'}>
-          {source ? (
+          {secret?.kind === 'source' ? (
+            <CreatedSecret secret={secret} onDone={() => setSecret(undefined)}>
+              Senders sign their requests with this secret (HMAC-SHA256 of the body, in X-Hub-Signature-256); the Test button signs with it for you.
+            </CreatedSecret>
+          ) : source ? (
             <SourceDone source={source} />
           ) : (
-            canWrite && <PickSource sources={sources} onPicked={(id) => setChoice({ source: id })} onCreated={reload} />
+            canWrite && (
+              <PickSource
+                sources={sources}
+                onPicked={(id) => setChoice({ source: id })}
+                onCreated={(created) => {
+                  setSecret({ kind: 'source', ...created });
+                  setChoice({ source: created.id });
+                  reload();
+                }}
+              />
+            )
           )}
         </Step>
         <Step n={2} title="Create a destination" state={step > 2 ? 'done' : step === 2 ? 'current' : 'todo'}>
-          {destination ? (
+          {secret?.kind === 'destination' ? (
+            <CreatedSecret secret={secret} onDone={() => setSecret(undefined)}>
+              Deliveries to {secret.name} are signed with this secret (X-Service-Signature): your receiver checks it to know they came from here.
+            </CreatedSecret>
+          ) : destination ? (
             <p>
               <Link href={`/destinations/${destination.id}`}>{destination.name}</Link>{' '}
               <span className="muted">{destination.type === 'cli' ? 'relay listen on your computer' : (destination.webhookHost ?? destination.type)}</span>
@@ -104,7 +169,8 @@ export function FirstRunPage() {
                 via={choice.via === 'listen' ? 'listen' : 'webhook'}
                 onVia={(via) => setChoice({ via: via === 'webhook' ? '' : via })}
                 destinations={data?.destinations.data ?? []}
-                onPicked={(id) => {
+                onPicked={(id, created) => {
+                  if (created) setSecret({ kind: 'destination', ...created });
                   setChoice({ destination: id });
                   reload();
                   refetchLinks({ requestPolicy: 'network-only' });
@@ -161,26 +227,21 @@ function SourceDone({ source }: { source: Source }) {
   );
 }
 
-/** A new source (its signing secret shown once, then the flow goes on), or one the project has. */
-function PickSource({ sources, onPicked, onCreated }: { sources: Source[]; onPicked: (id: string) => void; onCreated: () => void }) {
-  const [created, setCreated] = useState<{ id: string; name: string; signingSecret: string }>();
-  if (created) {
-    return (
-      <div>
-        <p className="muted">Senders sign their requests with this secret (HMAC-SHA256 of the body, in X-Hub-Signature-256); the Test button signs with it for you.</p>
-        <SecretOnce label={`Signing secret of ${created.name}`} value={created.signingSecret} onDone={() => onPicked(created.id)} />
-      </div>
-    );
-  }
+function CreatedSecret({ secret, onDone, children }: { secret: ShownSecret; onDone: () => void; children: ReactNode }) {
   return (
     <div>
-      <CreateEndpointForm
-        inline
-        onCreated={(endpoint) => {
-          setCreated(endpoint);
-          onCreated();
-        }}
-      />
+      <p className="muted">{children}</p>
+      <SecretOnce label={`Signing secret of ${secret.name}`} value={secret.signingSecret} onDone={onDone} />
+    </div>
+  );
+}
+
+/** A new source (chosen at once; its signing secret shown once above), or one the project has. */
+function PickSource(props: { sources: Source[]; onPicked: (id: string) => void; onCreated: (created: { id: string; name: string; signingSecret: string }) => void }) {
+  const { sources, onPicked } = props;
+  return (
+    <div>
+      <CreateEndpointForm inline onCreated={props.onCreated} />
       {sources.length > 0 && <ExistingPicker label="Or use a source you have" options={sources} onPicked={onPicked} />}
     </div>
   );
@@ -207,7 +268,8 @@ function PickDestination(props: {
   via: 'webhook' | 'listen';
   onVia: (via: 'webhook' | 'listen') => void;
   destinations: DestinationRef[];
-  onPicked: (id: string) => void;
+  /** With `created`, a destination made here whose signing secret is to be shown once. */
+  onPicked: (id: string, created?: { name: string; signingSecret: string }) => void;
 }) {
   const existing = props.destinations.filter((d) => d.type !== 'cli');
   return (
@@ -235,28 +297,18 @@ function PickDestination(props: {
   );
 }
 
-/** The natural first destination: a URL, signed by default (the API generates the secret, shown once here). */
-function WebhookForm({ onCreated }: { onCreated: (id: string) => void }) {
+/** The natural first destination: a URL, signed by default (the API generates the secret, shown once by the step). */
+function WebhookForm({ onCreated }: { onCreated: (id: string, created?: { name: string; signingSecret: string }) => void }) {
   const [name, setName] = useState('');
   const [url, setUrl] = useState('');
-  const [created, setCreated] = useState<{ id: string; name: string; signingSecret: string }>();
   const [state, create] = useProjectMutation<{ createDestination: { id: string; name: string; signingSecret: string | null } }>(CREATE_DESTINATION);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     const result = await create({ input: { name, type: 'webhook', webhookUrl: url } });
     const destination = result.data?.createDestination;
     if (!destination) return;
-    if (destination.signingSecret) setCreated({ ...destination, signingSecret: destination.signingSecret });
-    else onCreated(destination.id);
+    onCreated(destination.id, destination.signingSecret ? { name: destination.name, signingSecret: destination.signingSecret } : undefined);
   };
-  if (created) {
-    return (
-      <div>
-        <p className="muted">Deliveries to {created.name} are signed with this secret (X-Service-Signature): your receiver checks it to know they came from here.</p>
-        <SecretOnce label={`Signing secret of ${created.name}`} value={created.signingSecret} onDone={() => onCreated(created.id)} />
-      </div>
-    );
-  }
   return (
     <form className="form" onSubmit={submit} aria-label="New webhook destination">
       <Field label="Name" field="name" error={state.error}>

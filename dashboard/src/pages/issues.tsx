@@ -1,7 +1,7 @@
 import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { gql } from 'urql';
 import { Link, useLocation, useParams } from 'wouter';
-import { EmptyState, ErrorMessage, Page, Pager, Table, Time } from '../components';
+import { countOf, EmptyState, ErrorMessage, Page, Pager, Table, Time } from '../components';
 import { useProjectMutation, useProjectQuery } from '../lib/hooks';
 import { useCan } from '../lib/session';
 import { urlCursorPager, useUrlState } from '../lib/url-state';
@@ -217,7 +217,7 @@ function IssueTable({ rows, onChanged, empty }: { rows: Issue[]; onChanged: () =
           key={retrying.id}
           kind="retry"
           filter={{ issueId: retrying.id }}
-          noun={`affected deliveries to ${retrying.destination.name}`}
+          describe={(n) => `${countOf(n, 'affected delivery', 'affected deliveries')} to ${retrying.destination.name}`}
           onClose={() => setRetrying(null)}
           onDone={reload}
         />

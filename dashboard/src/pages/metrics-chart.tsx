@@ -46,10 +46,12 @@ export function Chart(props: {
       scales: { x: { time: !categories }, y: { range: (_u, _min, max) => [0, Math.max(max, 1)] } },
       axes: [
         categories
-          ? { values: (_u, ticks) => ticks.map((t) => categories[t] ?? ''), splits: () => categories.map((_, i) => i), grid: { show: false } }
+          ? // The names go below in HTML (categoryLabels): on the canvas, long or many names overlapped.
+            { show: false }
           : // Readable time labels: at least 90 px apart, short, the day only where it changes.
             { space: 90, values: (_u, ticks) => ticks.map((t, i) => timeLabel(t, i === 0 ? null : ticks[i - 1])) },
-        { values: (_u, ticks) => ticks.map((t) => format(t)), size: 56 },
+        // Wide enough for the longest value label ("1.5 s", "600 ms", "100%"): about 7 px a character at the axis' 12 px.
+        { values: (_u, ticks) => ticks.map((t) => format(t)), size: (_u, values) => Math.max(44, ...(values ?? []).map((v) => String(v).length * 7 + 18)) },
       ],
       series: [
         categories ? { value: (_u, v) => categories[v] ?? '' } : {},
@@ -69,7 +71,11 @@ export function Chart(props: {
       cursor: { drag: { x: false, y: false } },
     };
     const plot = new uPlot(opts, data, el);
-    const observer = new ResizeObserver(() => plot.setSize({ width: Math.max(el.clientWidth, 200), height }));
+    const labels = categories && categoryLabels(plot, categories);
+    const observer = new ResizeObserver(() => {
+      plot.setSize({ width: Math.max(el.clientWidth, 200), height });
+      labels?.place();
+    });
     observer.observe(el);
     return () => {
       observer.disconnect();
@@ -82,4 +88,28 @@ export function Chart(props: {
       <div ref={box} className="chart-canvas" data-testid="chart" />
     </figure>
   );
+}
+
+/**
+ * A category chart's x labels as one HTML row under the plot, each name in its own slot (the plot's width over the
+ * categories, as the bars are placed), on up to two lines, cut with an ellipsis beyond and whole on hover: canvas labels
+ * overlapped as soon as the names were longer than their slot.
+ */
+function categoryLabels(plot: uPlot, categories: string[]): { place: () => void } {
+  const row = document.createElement('ol');
+  row.className = 'chart-categories';
+  row.setAttribute('aria-label', 'Categories');
+  for (const name of categories) {
+    const item = document.createElement('li');
+    item.textContent = name;
+    item.title = name;
+    row.append(item);
+  }
+  plot.root.querySelector('.u-wrap')?.after(row);
+  const place = () => {
+    row.style.marginLeft = `${plot.bbox.left / uPlot.pxRatio}px`;
+    row.style.width = `${plot.bbox.width / uPlot.pxRatio}px`;
+  };
+  place();
+  return { place };
 }

@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { gql, useMutation, useQuery } from 'urql';
+import { useLocation } from 'wouter';
 import { ErrorMessage, Field } from '../components';
 import { storeSession, type Session } from '../lib/auth';
 import { newPkceChallenge, oauthRedirectUri } from '../lib/oauth';
@@ -43,6 +44,7 @@ export function SignInPage({ invite }: { invite?: SignInInvite } = {}) {
   const [signup, doSignup] = useMutation<{ signup: Session }>(SIGNUP);
   const [oauth, startOAuth] = useMutation<{ startOAuthSignIn: { authorizationUrl: string } }>(START_OAUTH);
   const current = mode === 'login' ? login : signup;
+  const [, navigate] = useLocation();
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -51,7 +53,11 @@ export function SignInPage({ invite }: { invite?: SignInInvite } = {}) {
         ? (await doLogin({ email, password })).data?.login
         : (await doSignup({ input: { email, password, name: name || undefined, inviteToken: invite?.token } })).data?.signup;
     if (!result) return;
-    if (mode === 'signup') invite?.onJoined();
+    if (mode === 'signup') {
+      // A new account's project is empty: its first page is the guide to a delivered webhook. One joining through an invite has its team's.
+      if (invite) invite.onJoined();
+      else navigate('/start', { replace: true });
+    }
     storeSession(result);
   };
 
