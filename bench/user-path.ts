@@ -6,7 +6,7 @@ import path from 'node:path';
 import type autocannon from 'autocannon';
 import { Client } from 'pg';
 import { createLogger } from '../src/common/logger';
-import { installRuntimeLogger } from '../src/worker/worker';
+import { installTemporalRuntime } from '../src/worker/worker';
 import { freePort } from '../test/support/free-port';
 import { startTreeSampler } from './cpu-sampler';
 import { measureCeiling } from './temporal-ceiling';
@@ -367,7 +367,7 @@ export async function runUserPath(opts: UserPathOptions, say: (line: string) => 
 
     // The ceiling of the very dev server `relay start` runs (its own task queue; the relay's worker idles meanwhile).
     say('user path: the dev server\'s empty-workflow ceiling');
-    installRuntimeLogger(createLogger('warn'));
+    installTemporalRuntime(createLogger('warn'));
     const ceiling = await measureCeiling(`127.0.0.1:${ports.RELAY_TEMPORAL_PORT}`, { concurrency: 64, ceilingEvents: opts.ceilingEvents }, { root: relay.pid!, kindOf });
     const temporalPid = descendantNamed(relay.pid!, /^temporal/);
     const figures: UserPathFigures = {

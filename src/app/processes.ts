@@ -11,7 +11,7 @@ import { startMetricsServer } from '../metrics/metrics-server';
 import { tracingClientInterceptors } from '../telemetry/tracing';
 import { checkTemporalConnection, temporalSettings } from '../temporal/client';
 import { drainApi } from '../health/drain';
-import { readiness } from '../health/readiness';
+import { readiness, trackReadiness } from '../health/readiness';
 
 /**
  * What an API process runs: the HTTP server and the background loops that
@@ -23,6 +23,7 @@ export async function startApiProcess(container: AppContainer, port?: number): P
   const temporal = temporalSettings(container.config);
   if (temporal.tls || temporal.apiKey) await checkTemporalConnection(container.temporal, temporal);
   trackDeliveryBacklog(() => container.orm.em.getConnection().getKnex());
+  trackReadiness(container);
   // Registered before the API's server, so it closes after it: Prometheus and the probes see the drain to its end.
   await startMetricsListener(container, container.config.RELAY_METRICS_PORT, 'metrics at /metrics, health at /healthz and /readyz');
   const api = await startApiServer(container, port);
@@ -44,6 +45,7 @@ export async function startWorkerProcess(container: AppContainer, taskQueue?: st
   // Registered first so it runs last: the shared outbound HTTP pools close after the worker has stopped.
   container.onClose('outbound http', () => closeHttpAgents());
   trackDeliveryBacklog(() => container.orm.em.getConnection().getKnex());
+  trackReadiness(container);
   await startMetricsListener(container, container.config.RELAY_WORKER_METRICS_PORT, 'worker metrics at /metrics, readiness at /readyz');
   // The dispatcher first: fan-out needs only PostgreSQL, so deliveries appear while the worker connects.
   const dispatcher = new DeliveryDispatcher(container);

@@ -64,7 +64,9 @@ function backlogGauge(name: string, help: string, pick: (b: DeliveryBacklog) => 
     help,
     registers: [metricsRegistry],
     async collect() {
-      const backlog = await current();
+      // PostgreSQL away: the last value stays (a 0 would resolve alerts), and the rest of /metrics is still served,
+      // relay_ready among it (a failed collect would fail the whole scrape).
+      const backlog = await current()?.catch(() => null);
       if (backlog) this.set(pick(backlog));
     },
   });

@@ -1,4 +1,6 @@
+import { Gauge } from 'prom-client';
 import type { AppContainer } from '../app/container';
+import { metricsRegistry } from '../metrics/metrics';
 import { temporalIsUp } from '../temporal/client';
 import { workerStateOf } from '../worker/worker-supervisor';
 import { isDraining } from './drain';
@@ -30,4 +32,45 @@ export async function readiness(container: AppContainer): Promise<Readiness> {
   if (worker !== undefined) checks.worker = worker === 'running' ? 'up' : 'down';
   const ready = Object.values(checks).every((c) => c === 'up');
   return { ready, body: { status: ready ? 'ready' : 'not_ready', checks } };
+}
+
+/** Scrapes within this window share one check (the two gauges below read the same answer). */
+const READINESS_CACHE_MS = 1000;
+let tracked: { container: AppContainer; at: number; answer?: Promise<Readiness> } | null = null;
+
+function currentReadiness(): Promise<Readiness> | null {
+  if (!tracked) return null;
+  if (!tracked.answer || Date.now() - tracked.at >= READINESS_CACHE_MS) {
+    tracked.at = Date.now();
+    tracked.answer = readiness(tracked.container);
+  }
+  return tracked.answer;
+}
+
+/** What `/readyz` says, for alerting (deploy/prometheus/alerts.yml): a worker waiting for Temporal still serves `/metrics`. */
+new Gauge({
+  name: 'relay_ready',
+  help: '1 when this process would answer /readyz with 200 (its dependencies answer, its worker runs, it is not draining), else 0.',
+  registers: [metricsRegistry],
+  async collect() {
+    const answer = await currentReadiness();
+    if (answer) this.set(answer.ready ? 1 : 0);
+  },
+});
+new Gauge({
+  name: 'relay_readiness_check',
+  help: "/readyz's checks of this process: 1 up, 0 down, by check (database, temporal, worker).",
+  labelNames: ['check'],
+  registers: [metricsRegistry],
+  async collect() {
+    const answer = await currentReadiness();
+    if (!answer) return;
+    this.reset();
+    for (const [check, state] of Object.entries(answer.body.checks)) this.set({ check }, state === 'up' ? 1 : 0);
+  },
+});
+
+/** Makes `/metrics` of this process report its readiness (relay_ready, relay_readiness_check), read at each scrape. */
+export function trackReadiness(container: AppContainer): void {
+  tracked = { container, at: 0 };
 }

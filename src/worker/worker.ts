@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { DefaultLogger, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
+import { DefaultLogger, MetricsBuffer, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import type { Logger } from '../common/logger';
 import { createActivities } from '../../activities';
 import type { AppContainer } from '../app/container';
 import { databasePoolMin } from '../config/database-pool';
+import { drainTemporalMetrics } from '../metrics/temporal-sdk-metrics';
 import { tracingWorkerPlugins } from '../telemetry/tracing';
 import { temporalSettings } from '../temporal/client';
 import { connectTemporalWorker } from '../temporal/worker-connection';
@@ -45,12 +46,21 @@ export interface RelayWorker {
 }
 
 let runtimeInstalled = false;
+/** How often the SDK's buffered metrics move into the registry (src/metrics/temporal-sdk-metrics.ts). */
+const SDK_METRICS_DRAIN_MS = 1000;
 
-/** Routes the SDK's own log lines (warnings and errors only) into our logger, once per process; leaves signals to us. */
-export function installRuntimeLogger(log: Logger): void {
+/**
+ * Installs the SDK's runtime once per process: its log lines (warnings and errors only) go to our logger, its worker
+ * metrics to our `/metrics`; signals are left to us.
+ */
+export function installTemporalRuntime(log: Logger): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
+  // Far more than a second of updates at full speed (a delivery makes a few dozen): none is dropped between drains.
+  const metrics = new MetricsBuffer({ maxBufferSize: 200_000, useSecondsForDurations: true });
+  setInterval(() => drainTemporalMetrics(metrics), SDK_METRICS_DRAIN_MS).unref();
   Runtime.install({
+    telemetryOptions: { metrics: { buffer: metrics } },
     // The process's own handler (src/launcher/server-commands.ts) stops the worker in order with everything else.
     shutdownSignals: [],
     logger: new DefaultLogger('WARN', ({ level, message, meta }) => {
@@ -66,7 +76,7 @@ export function installRuntimeLogger(log: Logger): void {
 export async function startRelayWorker(container: AppContainer, opts: { taskQueue?: string } = {}): Promise<RelayWorker> {
   const { config } = container;
   if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is not set');
-  installRuntimeLogger(container.log);
+  installTemporalRuntime(container.log);
   const connection = await connectTemporalWorker(temporalSettings(config));
   // Tracing adds the OpenTelemetry workflow interceptors, which the prebuilt bundle does not hold: bundle at start-up then.
   const plugins = tracingWorkerPlugins();
