@@ -75,6 +75,16 @@ describe('delivery metrics (real PostgreSQL, Temporal server and worker)', () =>
     expect(series(after, 'relay_outbox_depth')).toBe(0);
     expect(series(after, 'relay_deliveries_queued')).toBe(0);
     expect(after).toContain('relay_outbox_oldest_undelivered_seconds 0');
+
+    // PostgreSQL away: /metrics is still served, the gauges keep their last value (a 0 would resolve alerts).
+    trackDeliveryBacklog(() => ({ raw: () => Promise.reject(new Error('connection refused')) }) as never);
+    try {
+      const res = await fetch(`http://127.0.0.1:${metrics.port}/metrics`);
+      expect(res.status).toBe(200);
+      expect(series(await res.text(), 'relay_delivery_dead_letters')).toBe(1);
+    } finally {
+      trackDeliveryBacklog(() => stack.t.container.orm.em.getConnection().getKnex());
+    }
   });
 });
 
