@@ -10,6 +10,7 @@ import { installTemporalRuntime } from '../src/worker/worker';
 import { freePort } from '../test/support/free-port';
 import { startTreeSampler } from './cpu-sampler';
 import { measureCeiling } from './temporal-ceiling';
+import { type StackMemory, processTree, relayHeap, stackMemory } from './stack-memory';
 import { sizedBody } from './webhook-bodies';
 
 /**
@@ -50,6 +51,10 @@ export interface UserPathOptions {
   cpuProfDir?: string;
   /** Load pg_stat_statements into the embedded PostgreSQL (a restart) and report its top statements per phase. */
   pgStats: boolean;
+  /** The Node binary that runs the service (its directory first on PATH for `npm start`); default: the bench's own. */
+  node?: string;
+  /** Seconds after /readyz before the idle memory is read. */
+  idleSeconds: number;
 }
 
 export const USER_PATH_DEFAULTS: Omit<UserPathOptions, 'repo' | 'phases'> = {
@@ -62,6 +67,7 @@ export const USER_PATH_DEFAULTS: Omit<UserPathOptions, 'repo' | 'phases'> = {
   pacedSeconds: 10,
   ceilingEvents: 1000,
   pgStats: false,
+  idleSeconds: 10,
 };
 
 /** CPU of one phase: cores used (CPU-seconds per second) and CPU-milliseconds per unit (event, delivery), by process. */
@@ -94,6 +100,10 @@ export interface UserPathFigures {
   delivery?: { events: number; deliveries_per_second: number; ratio_to_ceiling: number; send_to_receive_ms: Latency; cpu: PhaseCpu; monotonic_window_us?: [number, number]; pg_top_statements?: PgStatement[] };
   paced?: { events_per_second: number; events: number; send_to_receive_ms: Latency; cpu: PhaseCpu };
   rss_mib_after: Record<string, number>;
+  /** Node version the service ran on. */
+  node: string;
+  /** PSS of every process of the stack (bench/stack-memory.ts): idle after start, and after every phase ran. */
+  memory: { idle: StackMemory; after?: StackMemory };
 }
 
 interface Latency {
@@ -309,11 +319,17 @@ export async function runUserPath(opts: UserPathOptions, say: (line: string) => 
     const args = startArguments(repo);
     const base = `http://127.0.0.1:${ports.PORT}`;
     const logFile = path.join(dataDir, 'relay.log');
+    // `npm start` itself (npm, the shell it runs the script in, the relay), with `opts.node` first on PATH as a user's
+    // shell would have it. A CPU profile needs the flag on the relay's own command line: then node is started directly.
+    const node = path.resolve(opts.node ?? process.execPath);
+    env.PATH = `${path.dirname(node)}${path.delimiter}${env.PATH ?? ''}`;
     let relay!: ChildProcess;
+    const relayPid = () => (relay.pid === undefined ? undefined : (processTree(relay.pid).find((p) => p.comm === 'node')?.pid ?? relay.pid));
     const startRelay = async (profile: boolean) => {
       const prof = profile && opts.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(opts.cpuProfDir)] : [];
       const out = fs.openSync(logFile, 'a');
-      relay = spawn(process.execPath, [...prof, ...args], { cwd: repo, env, stdio: ['ignore', out, out] });
+      // Its own process group, signalled as a terminal's Ctrl+C signals the foreground group.
+      relay = prof.length ? spawn(node, [...prof, ...args], { cwd: repo, env, stdio: ['ignore', out, out], detached: true }) : spawn('npm', ['start'], { cwd: repo, env, stdio: ['ignore', out, out], detached: true });
       fs.closeSync(out);
       for (let i = 0; !(await fetch(`${base}/readyz`).then((r) => r.ok, () => false)); i++) {
         if (relay.exitCode !== null || i > 3000) throw new Error(`relay start did not become ready (exit ${relay.exitCode}); its log: ${logFile}\n${fs.readFileSync(logFile, 'utf8').slice(-3000)}`);
@@ -322,15 +338,24 @@ export async function runUserPath(opts: UserPathOptions, say: (line: string) => 
     };
     const stopRelay = async () => {
       if (relay.exitCode !== null) return;
-      relay.kill('SIGINT');
+      process.kill(-relay.pid!, 'SIGINT');
       const exited = await Promise.race([new Promise((r) => relay.once('exit', () => r(true))), sleep(90_000).then(() => false)]);
-      if (!exited) relay.kill('SIGKILL');
+      if (!exited) process.kill(-relay.pid!, 'SIGKILL');
     };
-    say(`user path: ${repo}: node ${args.join(' ')} (data in ${dataDir})`);
+    const memoryNow = async (): Promise<StackMemory> => {
+      const m = stackMemory(relay.pid!);
+      m.relay_heap = await relayHeap(`${base}/metrics`, m.processes.find((p) => p.pid === relayPid())!.pss_kib / 1024);
+      return m;
+    };
+    say(`user path: ${repo}: ${opts.cpuProfDir ? `node ${args.join(' ')}` : 'npm start'} on ${node} (data in ${dataDir})`);
     const began = now();
     await startRelay(!opts.pgStats);
     stops.push(stopRelay);
     say(`user path: ready in ${round((now() - began) / 1000)} s`);
+    // Idle: nothing sent yet, after the start-up's own work (migrations, the retention schedule, the first polls) settled.
+    await sleep(opts.idleSeconds * 1000);
+    const idleMemory = await memoryNow();
+    say(`user path: idle PSS ${idleMemory.pss_mib.total} MiB`);
     const databaseUrl = `postgres://relay:relay@127.0.0.1:${ports.RELAY_PG_PORT}/relay`;
     if (opts.pgStats) {
       // pg_stat_statements is loaded at server start only: set, then the whole service restarted on its data.
@@ -381,6 +406,8 @@ export async function runUserPath(opts: UserPathOptions, say: (line: string) => 
         ceiling_temporal_cpu_ms_per_workflow: ceiling.tree_cpu_ms_per_workflow?.temporal ?? NaN,
       },
       rss_mib_after: {},
+      node: spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim(),
+      memory: { idle: idleMemory },
     };
     const sampler = () => startTreeSampler(relay.pid!, kindOf);
 
@@ -494,7 +521,8 @@ export async function runUserPath(opts: UserPathOptions, say: (line: string) => 
       }
     }
 
-    figures.rss_mib_after = { relay: rssMiB(relay.pid), temporal: rssMiB(temporalPid) };
+    figures.rss_mib_after = { relay: rssMiB(relayPid()), temporal: rssMiB(temporalPid) };
+    figures.memory.after = await memoryNow();
     figures.load_average_1m.end = load1();
     return figures;
   } finally {

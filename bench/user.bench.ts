@@ -1,24 +1,30 @@
+import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { saveFigures, writeBenchSection } from './bench-output';
+import { STACK_PARTS, type StackMemory, memoryCell, processTable } from './stack-memory';
 import { PHASES, type Phase, USER_PATH_DEFAULTS, type UserPathFigures, type UserPathOptions, runUserPath } from './user-path';
 
 /**
- * `npm run bench:user [-- --repo DIR] [--compare DIR] [--rounds 1] [--phases ingest,delivery,paced]
- *   [--duration 10] [--connections 64] [--events 3000] [--paced-rate 20] [--paced-seconds 10]
- *   [--cpu-prof DIR] [--pg-stats] [--no-save]`
+ * `npm run bench:user [-- --repo DIR] [--compare DIR | --compare-node PATH] [--rounds 1] [--node PATH]
+ *   [--phases ingest,delivery,paced] [--duration 10] [--connections 64] [--events 3000] [--paced-rate 20]
+ *   [--paced-seconds 10] [--idle-seconds 10] [--cpu-prof DIR] [--pg-stats] [--no-save]`
  *
  * The service as users run it (bench/user-path.ts): `npm start` of a checkout, ingest and delivery
  * together, CPU per event and per delivery of the relay process, Temporal and PostgreSQL, beside the
  * same run's empty-workflow ceiling of the dev server and a do-nothing HTTP server's rate.
+ * Memory: the PSS of every process of the stack (npm, the relay, the Temporal dev server, each PostgreSQL
+ * process) idle after start and after the run, and the relay's V8 heap beside its PSS (bench/stack-memory.ts).
  * `--compare DIR` runs another checkout (e.g. a clone of an earlier commit, `npm ci`'d) and this one
- * back to back, `--rounds` times, alternating which goes first, and prints them side by side.
+ * back to back, `--rounds` times, alternating which goes first, and prints them side by side;
+ * `--compare-node PATH` does the same with this checkout on two Node binaries (`--node`, default the
+ * bench's own, and PATH), each first on PATH for `npm start` as a user's shell would have it.
  * Writes bench/results/user-path.json (this checkout's last run) and the `## As users run it`
  * section of docs/benchmarks.md; with --compare also bench/results/user-path-compare.json.
  */
 const REPO = path.resolve(__dirname, '..');
 
-function parse(args: string[]): { opts: UserPathOptions; compare?: string; rounds: number; save: boolean } {
+function parse(args: string[]): { opts: UserPathOptions; compare?: string; compareNode?: string; rounds: number; save: boolean } {
   const get = (name: string) => {
     const i = args.indexOf(`--${name}`);
     return i >= 0 ? args[i + 1] : undefined;
@@ -41,8 +47,11 @@ function parse(args: string[]): { opts: UserPathOptions; compare?: string; round
       ceilingEvents: num('ceiling-events', d.ceilingEvents),
       cpuProfDir: get('cpu-prof'),
       pgStats: args.includes('--pg-stats'),
+      node: get('node') && path.resolve(get('node')!),
+      idleSeconds: num('idle-seconds', d.idleSeconds),
     },
     compare: get('compare') && path.resolve(get('compare')!),
+    compareNode: get('compare-node') && path.resolve(get('compare-node')!),
     rounds: num('rounds', 1),
     save: !args.includes('--no-save'),
   };
@@ -54,6 +63,7 @@ const cpuCell = (ms: Record<string, number>) => `relay ${ms.relay} / temporal ${
 export function userPathRows(f: UserPathFigures): Array<[string, string]> {
   const rows: Array<[string, string]> = [
     ['checkout', f.commit],
+    ['Node', f.node ?? ''],
     ['load average (1 min) start → end', `${f.load_average_1m.start} → ${f.load_average_1m.end}`],
     ['reference: do-nothing HTTP server, requests/s', String(f.references.do_nothing_http_requests_per_second)],
     ["reference: the dev server's empty-workflow ceiling, workflows/s", String(f.references.ceiling_empty_workflows_per_second)],
@@ -82,6 +92,24 @@ export function userPathRows(f: UserPathFigures): Array<[string, string]> {
     rows.push([`paced ${f.paced.events_per_second}/s: send → receive p50 / p99 / max ms`, `${f.paced.send_to_receive_ms.p50} / ${f.paced.send_to_receive_ms.p99} / ${f.paced.send_to_receive_ms.max}`]);
   }
   rows.push(['RSS after (relay / temporal), MiB', `${f.rss_mib_after.relay} / ${f.rss_mib_after.temporal}`]);
+  if (f.memory) rows.push(...memoryRows(f.memory.idle, 'idle after start'), ...(f.memory.after ? memoryRows(f.memory.after, 'after the run') : []));
+  return rows;
+}
+
+const PARTS_LABEL = 'npm / relay / temporal / postgres backends (count) / postgres auxiliary';
+
+/** PSS of the stack (bench/stack-memory.ts) and the relay process's split, at one moment. */
+function memoryRows(m: StackMemory, when: string): Array<[string, string]> {
+  const target = when === 'idle after start' ? 300 : 512;
+  const rows: Array<[string, string]> = [
+    [`PSS ${when}: whole stack, MiB (target ≤ ${target})`, String(m.pss_mib.total)],
+    [`PSS ${when}: ${PARTS_LABEL}`, STACK_PARTS.map((p) => memoryCell(m, p)).join(' / ')],
+  ];
+  const h = m.relay_heap;
+  if (h) {
+    const spaces = ['new', 'old', 'code', 'large_object'].map((s) => h.spaces_mib[s] ?? NaN).join(' / ');
+    rows.push([`relay ${when}: V8 heap used / reserved (new / old / code / large objects), external, rest of PSS, MiB`, `${h.heap_used_mib} / ${h.heap_total_mib} (${spaces}), ${h.external_mib}, ${h.rest_of_pss_mib}`]);
+  }
   return rows;
 }
 
@@ -95,9 +123,9 @@ export function table(runs: UserPathFigures[], names: string[]): string {
 }
 
 export async function main(args: string[]): Promise<void> {
-  const { opts, compare, rounds, save } = parse(args);
+  const { opts, compare, compareNode, rounds, save } = parse(args);
   const say = (line: string) => process.stderr.write(`${line}\n`);
-  if (!compare) {
+  if (!compare && !compareNode) {
     const figures = await runUserPath(opts, say);
     process.stdout.write(`\n${table([figures], [path.basename(opts.repo)])}\n${details(figures)}`);
     if (save && opts.repo === REPO) {
@@ -106,15 +134,21 @@ export async function main(args: string[]): Promise<void> {
     }
     return;
   }
+  // Two setups: another checkout (--compare DIR), or this checkout on another Node (--compare-node PATH).
+  const setups: Array<{ name: string; opts: UserPathOptions }> = compare
+    ? [{ name: path.basename(compare), opts: { ...opts, repo: compare } }, { name: path.basename(opts.repo), opts }]
+    : [{ name: nodeName(opts.node), opts }, { name: nodeName(compareNode), opts: { ...opts, node: compareNode } }];
   const runs: Array<{ name: string; figures: UserPathFigures }> = [];
   for (let round = 0; round < rounds; round++) {
     // Alternating which goes first, so a machine getting busier favours neither.
-    const order = round % 2 === 0 ? [compare, opts.repo] : [opts.repo, compare];
-    for (const repo of order) runs.push({ name: `${path.basename(repo)} #${round + 1}`, figures: await runUserPath({ ...opts, repo }, say) });
+    const order = round % 2 === 0 ? setups : [...setups].reverse();
+    for (const setup of order) runs.push({ name: `${setup.name} #${round + 1}`, figures: await runUserPath(setup.opts, say) });
   }
   process.stdout.write(`\n${table(runs.map((r) => r.figures), runs.map((r) => r.name))}\n`);
-  if (save) saveFigures(path.join(REPO, 'bench', 'results', 'user-path-compare.json'), { date: new Date().toISOString(), machine: machine(), options: opts, compare, runs });
+  if (save) saveFigures(path.join(REPO, 'bench', 'results', 'user-path-compare.json'), { date: new Date().toISOString(), machine: machine(), options: opts, compare, compareNode, runs });
 }
+
+const nodeName = (node: string | undefined) => `node ${spawnSync(node ?? process.execPath, ['--version'], { encoding: 'utf8' }).stdout.trim()}`;
 
 /** What a profiling run needs beside the table: pg_stat_statements' top statements per phase, the delivery phase's clock window. */
 function details(f: UserPathFigures): string {
@@ -137,13 +171,14 @@ function writeDoc(f: UserPathFigures, opts: UserPathOptions): void {
     [
       '## As users run it (`npm run bench:user`)',
       '',
-      `The headline figures: the service started exactly as \`npm start\` starts it from a fresh clone (\`${f.start_command}\`: one process with the API, the outbox dispatcher and the Temporal worker; the embedded PostgreSQL and the Temporal dev server on its on-disk SQLite file, with the launcher's settings; search indexing on; no NODE_ENV or LOG_LEVEL set), configured through the API (a growth-plan organization, sources linked to a signed webhook destination at a local receiver). Ingest: ${opts.connections} connections of signed ${opts.payloadBytes}-byte push-like bodies for ${opts.duration} s while fan-out, search rows and deliveries run. Delivery: ${opts.events} events sent ${opts.sendConcurrency} at a time, deliveries/s from the first send to the last arrival. Paced: ${opts.pacedRate} events/s for ${opts.pacedSeconds} s, send → arrival at the receiver. CPU by process from /proc. Beside them, measured in the same run: the dev server's empty-workflow ceiling and a do-nothing HTTP server's rate under the same load, since absolute figures vary between machines. The component benches below (Ingress, Delivery) measure parts of this path alone.`,
+      `The headline figures: the service started by \`npm start\` in a fresh clone (npm runs \`${f.start_command}\`: one process with the API, the outbox dispatcher and the Temporal worker; the embedded PostgreSQL and the Temporal dev server on its on-disk SQLite file, with the launcher's settings; search indexing on; no NODE_ENV or LOG_LEVEL set), configured through the API (a growth-plan organization, sources linked to a signed webhook destination at a local receiver). Ingest: ${opts.connections} connections of signed ${opts.payloadBytes}-byte push-like bodies for ${opts.duration} s while fan-out, search rows and deliveries run. Delivery: ${opts.events} events sent ${opts.sendConcurrency} at a time, deliveries/s from the first send to the last arrival. Paced: ${opts.pacedRate} events/s for ${opts.pacedSeconds} s, send → arrival at the receiver. CPU by process from /proc. Memory: PSS (\`/proc/<pid>/smaps_rollup\`, which counts a page shared by several processes, such as PostgreSQL's shared buffers, once in all) of every process of the stack, ${opts.idleSeconds} s after \`/readyz\` first answers (idle) and after the last phase; the relay's V8 heap (its \`/metrics\`: the main thread's isolate) beside its PSS, the rest being the workflow thread's isolate, the Temporal SDK's native core, compiled code and the allocator's arenas. Beside them, measured in the same run: the dev server's empty-workflow ceiling and a do-nothing HTTP server's rate under the same load, since absolute figures vary between machines. The component benches below (Ingress, Delivery) measure parts of this path alone.`,
       '',
-      `${m.cpus} cores (${m.model ?? 'unknown CPU'}), Node ${m.node}, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC; other work may share the machine (the load average is in the table).`,
+      `${m.cpus} cores (${m.model ?? 'unknown CPU'}), the service on Node ${f.node}, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC; other work may share the machine (the load average is in the table).`,
       '',
       table([f], ['`npm start`']),
       '',
-      'Targets on a quiet 2-core machine: deliveries/s ≥ 0.9 of the ceiling; ingest ≥ 4,000 events/s at p99 < 50 ms; paced p99 < 50 ms; the relay process\'s CPU per delivery within 20 % of the Delivery bench\'s. Before/after on one machine: `npm run bench:user -- --compare <other checkout> --rounds 2`. What the CPU goes to: docs/internals/benchmark-methods.md ("Delivery").',
+      ...(f.memory.after ? ['After the run, by process (MiB; PSS = anonymous + file + shared memory, each page divided among the processes that map it; RSS counts it in each):', '', processTable(f.memory.after), ''] : []),
+      'Targets on a quiet 2-core machine: deliveries/s ≥ 0.9 of the ceiling; ingest ≥ 4,000 events/s at p99 ≤ 60 ms; paced p50 ≤ 10 ms, p99 ≤ 30 ms; the whole stack ≤ 300 MiB PSS idle and ≤ 512 MiB after the run, the relay process ≤ 200 MiB. Before/after on one machine: `npm run bench:user -- --compare <other checkout> --rounds 2`; two Node versions: `npm run bench:user -- --compare-node <path to another node> --rounds 2`. What the CPU goes to: docs/internals/benchmark-methods.md (\"Delivery\").',
     ].join('\n'),
   );
 }
