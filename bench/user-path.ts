@@ -98,12 +98,30 @@ export interface UserPathFigures {
     pg_top_statements?: PgStatement[];
   };
   delivery?: { events: number; deliveries_per_second: number; ratio_to_ceiling: number; send_to_receive_ms: Latency; cpu: PhaseCpu; monotonic_window_us?: [number, number]; pg_top_statements?: PgStatement[] };
-  paced?: { events_per_second: number; events: number; send_to_receive_ms: Latency; cpu: PhaseCpu };
+  paced?: { events_per_second: number; events: number; send_to_receive_ms: Latency; cpu: PhaseCpu; timeline_ms?: PacedTimeline };
   rss_mib_after: Record<string, number>;
   /** Node version the service ran on. */
   node: string;
   /** PSS of every process of the stack (bench/stack-memory.ts): idle after start, and after every phase ran. */
   memory: { idle: StackMemory; after?: StackMemory };
+}
+
+/**
+ * Where a paced delivery's time goes, median ms of each step, from the rows' own timestamps (PostgreSQL's now() is
+ * the start of the transaction that wrote them) and the bench's clock (same machine):
+ * - to_ingest_commit: the request sent → the group commit's transaction that stored the event began (HTTP, ingress);
+ * - to_fan_out: → the dispatcher's fan-out transaction began (the commit, its NOTIFY, the dispatcher's wake-up);
+ * - to_claim: → the claim that marked the delivery started began (the fan-out's commit; the claim follows it in the same pass);
+ * - to_receiver: → the receiver got the POST (the eager workflow start, its first workflow task, the local
+ *   activity's context query, render, sign, send);
+ * - to_record: → the attempt's row was written (the answer read, the recording statement).
+ */
+export interface PacedTimeline {
+  to_ingest_commit: number;
+  to_fan_out: number;
+  to_claim: number;
+  to_receiver: number;
+  to_record: number;
 }
 
 interface Latency {
@@ -517,7 +535,8 @@ export async function runUserPath(opts: UserPathOptions, say: (line: string) => 
         }
         const sent = await Promise.all(sends);
         await waitArrived(sent.map((s) => s.id), 120_000);
-        figures.paced = { events_per_second: opts.pacedRate, events: count, send_to_receive_ms: await latency(sent), cpu: phaseCpu(window(), count) };
+        const cpu = phaseCpu(window(), count);
+        figures.paced = { events_per_second: opts.pacedRate, events: count, send_to_receive_ms: await latency(sent), cpu, timeline_ms: await pacedTimeline(db, sent, await arrivals(sent.map((s) => s.id))) };
       }
     }
 
@@ -534,6 +553,27 @@ export async function runUserPath(opts: UserPathOptions, say: (line: string) => 
       }
     }
   }
+}
+
+/** The median of each step of the paced deliveries' path (PacedTimeline). */
+async function pacedTimeline(db: Client, sent: Array<{ id: string; sentAt: number }>, arrivedAt: Record<string, number>): Promise<PacedTimeline> {
+  const { rows } = await db.query(
+    `select e.id, extract(epoch from e.created_at) * 1000 as committed, extract(epoch from e.dispatched_at) * 1000 as fanned,
+            extract(epoch from d.workflow_started_at) * 1000 as claimed, extract(epoch from a.created_at) * 1000 as recorded
+       from events e join deliveries d on d.event_id = e.id join delivery_attempts a on a.delivery_id = d.id and a.attempt_number = 1
+      where e.id = any($1::uuid[])`,
+    [sent.map((s) => s.id)],
+  );
+  const sentAt = new Map(sent.map((s) => [s.id, s.sentAt]));
+  const steps: Record<keyof PacedTimeline, number[]> = { to_ingest_commit: [], to_fan_out: [], to_claim: [], to_receiver: [], to_record: [] };
+  for (const r of rows as Array<{ id: string; committed: string; fanned: string; claimed: string; recorded: string }>) {
+    const arrived = arrivedAt[r.id];
+    if (arrived === undefined) continue;
+    const at = [sentAt.get(r.id)!, Number(r.committed), Number(r.fanned), Number(r.claimed), arrived, Number(r.recorded)];
+    (Object.keys(steps) as Array<keyof PacedTimeline>).forEach((step, i) => steps[step].push(at[i + 1] - at[i]));
+  }
+  const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
+  return Object.fromEntries(Object.entries(steps).map(([k, xs]) => [k, median(xs)])) as unknown as PacedTimeline;
 }
 
 /** The destination's deliveries whose workflow has not started: canceled (the bench's own clean-up between phases). */
