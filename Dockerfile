@@ -24,5 +24,5 @@ WORKDIR /app
 COPY --from=build /app /app
 USER node
 EXPOSE 3000
-ENTRYPOINT ["node", "--min-semi-space-size=16", "--max-semi-space-size=16", "bin/relay.js"]
+ENTRYPOINT ["node", "--min-semi-space-size=8", "--max-semi-space-size=8", "bin/relay.js"]
 CMD ["api"]

