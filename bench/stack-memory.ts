@@ -93,13 +93,21 @@ export function processTree(root: number): Proc[] {
   return procs.filter((p) => under.has(p.pid));
 }
 
-/** The part of the stack a process is: npm and the shell it runs the script in; the relay (node); Temporal; PostgreSQL's client backends and the rest of its processes. */
+/**
+ * The part of the stack a process is: npm and the shell it runs the script in; the relay (by its command line: Node 24
+ * names its main thread, and so the process, `MainThread`); Temporal; PostgreSQL's client backends and the rest of its processes.
+ */
 export function partOf(p: { comm: string; command: string }): StackPart | 'other' {
   if (p.comm.startsWith('npm') || p.comm === 'sh') return 'npm';
-  if (p.comm === 'node') return 'relay';
+  if (isNodeProcess(p)) return 'relay';
   if (p.comm.startsWith('temporal')) return 'temporal';
   if (p.comm === 'postgres') return /^postgres: \S+ \S+ \S+\(\d+\)|^postgres: \S+ \S+ \[local\]/.test(p.command) ? 'postgres backends' : 'postgres auxiliary';
   return 'other';
+}
+
+/** A Node process, on any version (`node` until Node 22, `MainThread` from Node 24, a renamed title otherwise). */
+export function isNodeProcess(p: { comm: string; command: string }): boolean {
+  return p.comm === 'node' || p.comm === 'MainThread' || /(^|\/)node\s/.test(p.command);
 }
 
 /** PSS of every process under `root` (the `npm start` process, or the relay's own when started without npm). */

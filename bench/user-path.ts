@@ -10,7 +10,7 @@ import { installTemporalRuntime } from '../src/worker/worker';
 import { freePort } from '../test/support/free-port';
 import { startTreeSampler } from './cpu-sampler';
 import { measureCeiling } from './temporal-ceiling';
-import { type StackMemory, processTree, relayHeap, stackMemory } from './stack-memory';
+import { type StackMemory, partOf, processTree, relayHeap, stackMemory } from './stack-memory';
 import { sizedBody } from './webhook-bodies';
 
 /**
@@ -215,7 +215,7 @@ function userEnvironment(extra: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 /** The relay process's kind of each process in its tree. */
-const kindOf = (comm: string) => (comm === 'postgres' ? 'postgres' : comm.startsWith('temporal') ? 'temporal' : comm === 'node' || comm.startsWith('node') ? 'relay' : 'other');
+const kindOf = (comm: string) => (comm === 'postgres' ? 'postgres' : comm.startsWith('temporal') ? 'temporal' : comm === 'node' || comm === 'MainThread' ? 'relay' : 'other');
 
 function phaseCpu(sample: { seconds: number; cpu_ms: Record<string, number> }, units: number): PhaseCpu {
   const kinds = ['relay', 'temporal', 'postgres'];
@@ -342,7 +342,7 @@ export async function runUserPath(opts: UserPathOptions, say: (line: string) => 
     const node = path.resolve(opts.node ?? process.execPath);
     env.PATH = `${path.dirname(node)}${path.delimiter}${env.PATH ?? ''}`;
     let relay!: ChildProcess;
-    const relayPid = () => (relay.pid === undefined ? undefined : (processTree(relay.pid).find((p) => p.comm === 'node')?.pid ?? relay.pid));
+    const relayPid = () => (relay.pid === undefined ? undefined : (processTree(relay.pid).find((p) => partOf(p) === 'relay')?.pid ?? relay.pid));
     const startRelay = async (profile: boolean) => {
       const prof = profile && opts.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(opts.cpuProfDir)] : [];
       const out = fs.openSync(logFile, 'a');

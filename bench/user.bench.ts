@@ -180,7 +180,7 @@ function writeDoc(f: UserPathFigures, opts: UserPathOptions): void {
       table([f], ['`npm start`']),
       '',
       ...(f.memory.after ? ['After the run, by process (MiB; PSS = anonymous + file + shared memory, each page divided among the processes that map it; RSS counts it in each):', '', processTable(f.memory.after), ''] : []),
-      'Targets on a quiet 2-core machine: deliveries/s ≥ 0.9 of the ceiling; ingest ≥ 4,000 events/s at p99 ≤ 60 ms; paced p50 ≤ 10 ms, p99 ≤ 30 ms; the whole stack ≤ 300 MiB PSS idle and ≤ 512 MiB after the run, the relay process ≤ 200 MiB. Before/after on one machine: `npm run bench:user -- --compare <other checkout> --rounds 2`; two Node versions: `npm run bench:user -- --compare-node <path to another node> --rounds 2`. What the CPU goes to: docs/internals/benchmark-methods.md (\"Delivery\").',
+      'Targets on a quiet 2-core machine: deliveries/s ≥ 0.9 of the ceiling; ingest ≥ 4,000 events/s at p99 ≤ 60 ms; paced p50 ≤ 10 ms, p99 ≤ 30 ms; the whole stack ≤ 300 MiB PSS idle and ≤ 512 MiB after the run, the relay process ≤ 200 MiB. Before/after on one machine: `npm run bench:user -- --compare <other checkout> --rounds 2`; two Node versions: `npm run bench:user -- --compare-node <path to another node> --rounds 2`. What the CPU goes to: docs/internals/benchmark-methods.md ("Delivery").',
     ].join('\n'),
   );
 }
