@@ -166,7 +166,7 @@ function details(f: UserPathFigures): string {
 
 const machine = () => ({ cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version });
 
-function writeDoc(f: UserPathFigures, opts: UserPathOptions): void {
+export function writeDoc(f: UserPathFigures, opts: UserPathOptions): void {
   const m = machine();
   writeBenchSection(
     'user-path',
