@@ -91,26 +91,26 @@ export function userPathRows(f: UserPathFigures): Array<[string, string]> {
   if (f.paced) {
     rows.push([`paced ${f.paced.events_per_second}/s: send → receive p50 / p99 / max ms`, `${f.paced.send_to_receive_ms.p50} / ${f.paced.send_to_receive_ms.p99} / ${f.paced.send_to_receive_ms.max}`]);
     const t = f.paced.timeline_ms;
-    if (t) rows.push(['paced: median ms from send to ingest commit / fan-out / claim / receiver / attempt recorded', `${t.to_ingest_commit} / ${t.to_fan_out} / ${t.to_claim} / ${t.to_receiver} / ${t.to_record}`]);
+    if (t) rows.push(['paced: median ms to commit / fan-out / claim / receiver / record', `${t.to_ingest_commit} / ${t.to_fan_out} / ${t.to_claim} / ${t.to_receiver} / ${t.to_record}`]);
   }
   rows.push(['RSS after (relay / temporal), MiB', `${f.rss_mib_after.relay} / ${f.rss_mib_after.temporal}`]);
   if (f.memory) rows.push(...memoryRows(f.memory.idle, 'idle after start'), ...(f.memory.after ? memoryRows(f.memory.after, 'after the run') : []));
   return rows;
 }
 
-const PARTS_LABEL = 'npm / relay / temporal / postgres backends (count) / postgres auxiliary';
+const PARTS_LABEL = 'npm / relay / temporal / pg backends (n) / pg other';
 
 /** PSS of the stack (bench/stack-memory.ts) and the relay process's split, at one moment. */
 function memoryRows(m: StackMemory, when: string): Array<[string, string]> {
   const target = when === 'idle after start' ? 300 : 512;
   const rows: Array<[string, string]> = [
-    [`PSS ${when}: whole stack, MiB (target ≤ ${target})`, String(m.pss_mib.total)],
+    [`PSS ${when}, MiB (target ≤ ${target})`, String(m.pss_mib.total)],
     [`PSS ${when}: ${PARTS_LABEL}`, STACK_PARTS.map((p) => memoryCell(m, p)).join(' / ')],
   ];
   const h = m.relay_heap;
   if (h) {
     const spaces = ['new', 'old', 'code', 'large_object'].map((s) => h.spaces_mib[s] ?? NaN).join(' / ');
-    rows.push([`relay ${when}: V8 heap used / reserved (new / old / code / large objects), external, rest of PSS, MiB`, `${h.heap_used_mib} / ${h.heap_total_mib} (${spaces}), ${h.external_mib}, ${h.rest_of_pss_mib}`]);
+    rows.push([`relay ${when}: heap used / reserved (new / old / code / large), external, rest, MiB`, `${h.heap_used_mib} / ${h.heap_total_mib} (${spaces}), ${h.external_mib}, ${h.rest_of_pss_mib}`]);
   }
   return rows;
 }
