@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ApiClient, backoffMs, needsRefresh, REFRESH_MARGIN_MS } from './api-client';
+import { ApiClient, backoffMs, type Clock, needsRefresh, reconnectWait, REFRESH_MARGIN_MS } from './api-client';
 import { CliError, EXIT } from './cli-errors';
 import { ConfigStore } from './config-store';
 
@@ -111,5 +111,39 @@ describe('the API client', () => {
     expect([0, 1, 2, 3, 10].map((n) => backoffMs(n, () => 0.5))).toEqual([500, 1000, 2000, 4000, 10_000]);
     expect(backoffMs(0, () => 0)).toBe(400);
     expect(backoffMs(0, () => 1)).toBe(600);
+  });
+});
+
+describe('reconnectWait', () => {
+  /** A clock that moves only when slept on, and a /readyz that answers 200 from `readyAt` on (never when null). */
+  const run = async (retries: number, readyAt: number | null, outage = { sawDown: false }) => {
+    let now = 0;
+    const clock: Clock = { now: () => now, sleep: async (ms) => void (now += ms) };
+    const probes: number[] = [];
+    await reconnectWait(retries, outage, async () => (probes.push(now), readyAt !== null && now >= readyAt), clock, () => 0.5);
+    return { waited: now, probes, outage };
+  };
+
+  it('reconnects at the first probe that finds the API ready again, not at the end of a long backoff', async () => {
+    // The 6th attempt waits 10 s; the API went away and is ready again 2.5 s into the wait.
+    const { waited, probes } = await run(5, 2_500);
+    expect(probes).toEqual([1_000, 2_000, 3_000]);
+    expect(waited).toBe(3_000);
+  });
+
+  it('keeps the backoff while the API stays down, probing it each second', async () => {
+    const { waited, probes, outage } = await run(4, null);
+    expect(waited).toBe(8_000);
+    expect(probes).toEqual([1_000, 2_000, 3_000, 4_000, 5_000, 6_000, 7_000]);
+    expect(outage.sawDown).toBe(true);
+  });
+
+  it('keeps the backoff when the API never went down (it refuses the socket for another reason)', async () => {
+    const { waited } = await run(4, 0);
+    expect(waited).toBe(8_000);
+  });
+
+  it('a short backoff ends before any probe', async () => {
+    expect(await run(0, 0)).toMatchObject({ waited: 500, probes: [] });
   });
 });

@@ -163,6 +163,8 @@ export class ApiClient {
     // A ping without a pong in time means a half-open connection (a laptop that slept, a dead NAT entry): close it, and retry.
     let socket: WebSocket | undefined;
     let pongTimer: NodeJS.Timeout | undefined;
+    const outage = { sawDown: false };
+    const probe = () => fetch(`${this.apiUrl}/readyz`, { signal: AbortSignal.timeout(2_000) }).then((res) => res.ok, () => false);
     return createClient({
       url: this.graphqlUrl.replace(/^http/, 'ws'),
       webSocketImpl: WebSocket,
@@ -179,7 +181,7 @@ export class ApiClient {
       retryAttempts: Number.POSITIVE_INFINITY,
       retryWait: (retries) => {
         on.retrying?.(retries + 1);
-        return new Promise((resolve) => setTimeout(resolve, backoffMs(retries)));
+        return reconnectWait(retries, outage, probe);
       },
       // Every drop (API restart 1012, crash 1006, network, no pong) is retried but a permission refusal (4403);
       // graphql-ws itself gives up on refused auth or protocol errors (4401, 4005 when connectionParams threw,
@@ -188,6 +190,7 @@ export class ApiClient {
       on: {
         connected: (connected) => {
           socket = connected as WebSocket;
+          outage.sawDown = false;
           on.connected?.();
         },
         ping: (received) => {
@@ -225,6 +228,33 @@ const PONG_TIMEOUT_CLOSE = 4408;
 export function backoffMs(retries: number, random = Math.random): number {
   const base = Math.min(10_000, 500 * 2 ** retries);
   return Math.round(base * (0.8 + 0.4 * random()));
+}
+
+/** How often a disconnected client asks the API's /readyz whether it is back (±20 %). */
+export const READY_PROBE_MS = 1_000;
+
+export interface Clock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+const realClock: Clock = { now: () => Date.now(), sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) };
+
+/**
+ * The wait before reconnection attempt `retries + 1`: the backoff, cut short as soon as the API, seen down during
+ * this outage (`/readyz` refused or not 200), answers `/readyz` with 200 again. So a tunnel is back within about a
+ * second of its API being ready, however long the outage (the backoff alone, at its 10 s cap, left it away up to 10 s
+ * more); an API that stays up but refuses the socket still gets the whole backoff.
+ */
+export async function reconnectWait(retries: number, outage: { sawDown: boolean }, probe: () => Promise<boolean>, clock: Clock = realClock, random = Math.random): Promise<void> {
+  const deadline = clock.now() + backoffMs(retries, random);
+  for (;;) {
+    const left = deadline - clock.now();
+    if (left <= 0) return;
+    await clock.sleep(Math.min(left, Math.round(READY_PROBE_MS * (0.8 + 0.4 * random()))));
+    if (clock.now() >= deadline) return;
+    if (!(await probe())) outage.sawDown = true;
+    else if (outage.sawDown) return;
+  }
 }
 
 function isUnauthenticated(res: { status: number; body: GraphQLBody<unknown> }): boolean {
