@@ -4,6 +4,7 @@ import { type ApiServer, startApiServer } from '../http/server';
 import { WorkerSupervisor } from '../worker/worker-supervisor';
 import { DeliveryDispatcher } from '../deliveries/delivery-dispatcher';
 import { OperationalEventPublisher } from '../operational-events/operational-event-publisher';
+import { SourceMonitor } from '../schemas/source-monitor';
 import { closeHttpAgents } from '../sending/http-client';
 import { ensureRetentionSchedule } from '../retention/retention-schedule';
 import { trackDeliveryBacklog } from '../deliveries/delivery-backlog';
@@ -77,6 +78,10 @@ export async function startWorkerProcess(container: AppContainer, taskQueue?: st
   const publisher = new OperationalEventPublisher(container);
   await publisher.start();
   container.onClose('operational events', () => publisher.stop());
+  // Needs only PostgreSQL: learns schemas and watches for silence off the ingress path (docs/schemas.md).
+  const monitor = new SourceMonitor(container);
+  monitor.start();
+  container.onClose('source monitor', () => monitor.stop());
 }
 
 /** The process's metrics listener (src/metrics/metrics-server.ts) on `port` of RELAY_METRICS_HOST, when a port is set. */

@@ -13,6 +13,14 @@ export type DestinationType = (typeof DESTINATION_TYPES)[number];
 export const ENDPOINT_PROVIDERS = ['codehost_a', 'codehost_b', 'codehost_c', 'chat_a', 'tracker_a', 'tracker_b', 'payments_a'] as const;
 export type EndpointProvider = (typeof ENDPOINT_PROVIDERS)[number];
 
+/** A source's schema alerts (docs/schemas.md): none; removed or retyped paths and new event types; those and added paths. */
+export const SCHEMA_ALERTS = ['off', 'changes', 'all'] as const;
+export type SchemaAlerts = (typeof SCHEMA_ALERTS)[number];
+
+/** A source's silence alerts (docs/schemas.md): none; after its learned expectation; after its `expected_interval_seconds`. */
+export const SILENCE_ALERTS = ['off', 'learned', 'expected_interval'] as const;
+export type SilenceAlerts = (typeof SILENCE_ALERTS)[number];
+
 /** Providers an OAuth connection can be made with. */
 export const OAUTH_PROVIDERS = [...ENDPOINT_PROVIDERS, 'chat_b'] as const;
 export type OAuthProvider = (typeof OAUTH_PROVIDERS)[number];

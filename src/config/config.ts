@@ -135,6 +135,10 @@ export const settingsSchema = z.object({
     int(0, 86_400).default(60),
     'operational events (docs/operational-events.md): at most one per destination and kind in this many seconds, the rest counted into one; 0: no coalescing',
   ),
+  /** Inferred schemas and silence (docs/schemas.md). */
+  RELAY_SCHEMA_WARMUP_EVENTS: setting(int(1, 100_000).default(20), "events of a type learned before its payload changes alert, and of a source before a new event type does"),
+  RELAY_SCHEMA_WARMUP_SECONDS: setting(int(0, 2_592_000).default(86_400), "seconds a source learns its event types (from its first event) before a new one alerts"),
+  RELAY_SILENCE_CHECK_SECONDS: setting(int(1, 3600).default(60), 'how often a worker looks for sources that went quiet past their expectation'),
   /** Worker slots: local activities (attempts: mostly waiting on receivers, so many) and workflow tasks (CPU). */
   RELAY_WORKER_MAX_ATTEMPTS: setting(int(1, 100_000).default(2000), "a worker's attempt slots (mostly waiting on receivers)"),
   RELAY_WORKER_MAX_WORKFLOW_TASKS: setting(int(1, 10_000).default(200), "a worker's workflow-task slots (CPU)"),

@@ -17,6 +17,7 @@ import { Invite } from '../organizations/invite.entity';
 import { OrganizationMember } from '../organizations/organization-member.entity';
 import { Organization } from '../organizations/organization.entity';
 import { Project } from '../projects/project.entity';
+import { EventSchema, SchemaChange, SourceActivity } from '../schemas/event-schema.entity';
 import { MessageTemplate } from '../templates/message-template.entity';
 import { Transform } from '../transforms/transform.entity';
 import { User } from '../users/user.entity';
@@ -45,4 +46,7 @@ export const entities = [
   Delivery,
   DeliveryAttempt,
   Issue,
+  EventSchema,
+  SchemaChange,
+  SourceActivity,
 ];

@@ -1,5 +1,5 @@
 import { Entity, Enum, ManyToOne, type Opt, Property, Unique } from '@mikro-orm/core';
-import { ENDPOINT_PROVIDERS, type EndpointProvider, type TypingRule } from '../common/types';
+import { ENDPOINT_PROVIDERS, type EndpointProvider, SCHEMA_ALERTS, type SchemaAlerts, SILENCE_ALERTS, type SilenceAlerts, type TypingRule } from '../common/types';
 import { BaseEntity } from '../db/base.entity';
 import { OAuthConnection } from '../oauth/oauth-connection.entity';
 import { Project } from '../projects/project.entity';
@@ -59,6 +59,18 @@ export class WebhookEndpoint extends BaseEntity {
    */
   @Property({ type: 'boolean', default: false })
   isSystem: boolean & Opt = false;
+
+  /** Which payload changes open an issue and emit `relay.source.schema_changed` (docs/schemas.md). */
+  @Enum({ items: () => SCHEMA_ALERTS, type: 'text', default: 'changes' })
+  schemaAlerts: SchemaAlerts & Opt = 'changes';
+
+  /** Whether a quiet source alerts: after its learned expectation, after `expectedIntervalSeconds`, or never. */
+  @Enum({ items: () => SILENCE_ALERTS, type: 'text', default: 'learned' })
+  silenceAlerts: SilenceAlerts & Opt = 'learned';
+
+  /** "At least one event every … seconds" (with `silenceAlerts: expected_interval`). */
+  @Property({ type: 'int', nullable: true })
+  expectedIntervalSeconds?: number | null;
 
   /** Created by an installed integration: never rate-limited (docs/ingress.md#limits). */
   @Property({ type: 'boolean', default: false })

@@ -47,6 +47,9 @@ export class EndpointType implements EndpointView {
   @Field(() => String, { name: 'providerWebhookId', nullable: true }) provider_webhook_id!: string | null;
   @Field(() => ID, { name: 'oauthConnectionId', nullable: true }) oauth_connection_id!: string | null;
   @Field({ name: 'isIntegration' }) is_integration!: boolean;
+  @Field(() => String, { name: 'schemaAlerts', description: 'Which payload changes alert (docs/schemas.md): changes, all or off.' }) schema_alerts!: EndpointView['schema_alerts'];
+  @Field(() => String, { name: 'silenceAlerts', description: 'When a quiet source alerts: learned, expected_interval or off.' }) silence_alerts!: EndpointView['silence_alerts'];
+  @Field(() => Int, { name: 'expectedIntervalSeconds', nullable: true, description: 'At least one event expected every this many seconds.' }) expected_interval_seconds!: number | null;
   @Field({ name: 'createdAt' }) created_at!: string;
   @Field({ name: 'updatedAt' }) updated_at!: string;
 }
@@ -67,6 +70,9 @@ class EndpointInput {
   @Field(() => String, { nullable: true }) providerRepo?: string | null;
   @Field(() => String, { nullable: true }) providerWebhookId?: string | null;
   @Field(() => ID, { nullable: true }) oauthConnectionId?: string | null;
+  @Field(() => String, { nullable: true, description: 'changes, all or off.' }) schemaAlerts?: string;
+  @Field(() => String, { nullable: true, description: 'learned, expected_interval or off.' }) silenceAlerts?: string;
+  @Field(() => Int, { nullable: true }) expectedIntervalSeconds?: number | null;
 }
 
 @InputType()

@@ -5,7 +5,7 @@ import { findPage, type Page, type PageRequest } from '../common/pagination';
 import { findInProject, flushOrConflict } from '../common/project-scope';
 import type { ProjectContext } from '../common/request-context';
 import { SLUG_PATTERN, uniqueSlug } from '../common/slug';
-import { ENDPOINT_PROVIDERS, type TypingRule } from '../common/types';
+import { ENDPOINT_PROVIDERS, SCHEMA_ALERTS, SILENCE_ALERTS, type TypingRule } from '../common/types';
 import { FIELD_REF, parseFieldRef } from '../conditions/field-path';
 import { conditionSchema, logicSchema } from '../filters/condition.schema';
 import { MAX_TYPING_RULES } from '../ingress/event-type';
@@ -15,6 +15,7 @@ import { WebhookEndpoint } from './endpoint.entity';
 import { generateEndpointSecret, rotateEndpointSecret, type RotateEndpointSecretInput } from './endpoint-secret.service';
 import { type EndpointView, toEndpointView } from './endpoint.view';
 import { refuseSystemEndpoint } from './system-endpoint';
+import { restartExpectation } from '../schemas/silence-check';
 
 /** A typing-rule part: a literal, or a `body.x.y` / `header.Name` path (docs/ingress.md#event-types). */
 const typingPart = z
@@ -54,6 +55,22 @@ export const createEndpointInput = z.object({
   provider_repo: optionalText,
   provider_webhook_id: optionalText,
   oauth_connection_id: z.uuid({ message: 'must be a UUID' }).nullable().optional(),
+  schema_alerts: z
+    .enum(SCHEMA_ALERTS)
+    .optional()
+    .describe('Which payload changes alert (docs/schemas.md): changes (removed or retyped paths, new event types; the default), all (also added paths), off'),
+  silence_alerts: z
+    .enum(SILENCE_ALERTS)
+    .optional()
+    .describe('When a quiet source alerts: learned (from its history; the default), expected_interval (after expected_interval_seconds), off'),
+  expected_interval_seconds: z
+    .number()
+    .int()
+    .min(10)
+    .max(2_592_000)
+    .nullable()
+    .optional()
+    .describe('At least one event is expected every this many seconds (10 to 2592000); setting it sets silence_alerts to expected_interval unless given'),
 });
 export type CreateEndpointInput = z.infer<typeof createEndpointInput>;
 
@@ -70,7 +87,7 @@ export function findEndpoint(ctx: ProjectContext, id: string): Promise<WebhookEn
   return findInProject(ctx, WebhookEndpoint, 'Endpoint', id);
 }
 
-/** What the system source takes: it receives no requests, so nothing about reading or authenticating one applies. */
+/** What the system source takes: it receives no requests, so nothing about reading, authenticating or watching one applies. */
 const SYSTEM_ENDPOINT_FIELDS = new Set(['name', 'is_active']);
 
 function refuseSystemFields(input: Omit<UpdateEndpointInput, 'signing_secret'>): void {
@@ -91,6 +108,7 @@ async function applyFields(ctx: ProjectContext, endpoint: WebhookEndpoint, input
   if (input.provider !== undefined) endpoint.provider = input.provider;
   if (input.provider_repo !== undefined) endpoint.providerRepo = input.provider_repo;
   if (input.provider_webhook_id !== undefined) endpoint.providerWebhookId = input.provider_webhook_id;
+  applySourceMonitoring(endpoint, input);
   if (input.oauth_connection_id !== undefined) {
     const id = input.oauth_connection_id;
     const connection = id ? await ctx.em.findOne(OAuthConnection, { id, project: ctx.project.id }) : null;
@@ -99,11 +117,28 @@ async function applyFields(ctx: ProjectContext, endpoint: WebhookEndpoint, input
   }
 }
 
+/** The schema and silence settings (docs/schemas.md); an expected interval needs its number of seconds. */
+function applySourceMonitoring(endpoint: WebhookEndpoint, input: Omit<UpdateEndpointInput, 'signing_secret'>): void {
+  if (input.schema_alerts !== undefined) endpoint.schemaAlerts = input.schema_alerts;
+  if (input.expected_interval_seconds !== undefined) {
+    endpoint.expectedIntervalSeconds = input.expected_interval_seconds;
+    if (input.silence_alerts === undefined && input.expected_interval_seconds !== null) endpoint.silenceAlerts = 'expected_interval';
+  }
+  if (input.silence_alerts !== undefined) endpoint.silenceAlerts = input.silence_alerts;
+  if (endpoint.silenceAlerts === 'expected_interval' && !endpoint.expectedIntervalSeconds) {
+    const message = 'silence_alerts "expected_interval" needs expected_interval_seconds (at least one event every that many seconds)';
+    throw new ValidationError(`Invalid body: expected_interval_seconds: ${message}`, { in: 'body', fields: [{ field: 'expected_interval_seconds', message }] });
+  }
+}
+
 /** Flush, then tell every ingress process to drop its cached copy (the NOTIFY follows the commit). */
-async function saveAndNotify(ctx: ProjectContext, endpoint: WebhookEndpoint): Promise<void> {
+async function saveAndNotify(ctx: ProjectContext, endpoint: WebhookEndpoint, silenceChanged = false): Promise<void> {
   await flushOrConflict(ctx.em, slugTaken(endpoint.slug));
   await notifyEndpointChanged(ctx.em, endpoint.id);
+  if (silenceChanged) await restartExpectation(ctx.em, endpoint);
 }
+
+const changesSilence = (input: Pick<UpdateEndpointInput, 'silence_alerts' | 'expected_interval_seconds'>) => input.silence_alerts !== undefined || input.expected_interval_seconds !== undefined;
 
 export async function listEndpoints(ctx: ProjectContext, page: PageRequest): Promise<Page<EndpointView>> {
   return findPage(ctx.em, WebhookEndpoint, { project: ctx.project.id }, page, (e) => toEndpointView(e, ctx.container.config));
@@ -123,14 +158,14 @@ export async function createEndpoint(ctx: ProjectContext, input: CreateEndpointI
     signingSecretEnc: ctx.container.secrets.seal(input.signing_secret ?? generated!),
   });
   await applyFields(ctx, endpoint, { ...input, name: undefined, slug: undefined });
-  await saveAndNotify(ctx, endpoint);
+  await saveAndNotify(ctx, endpoint, changesSilence(input));
   return toEndpointView(endpoint, ctx.container.config, generated);
 }
 
 export async function updateEndpoint(ctx: ProjectContext, id: string, input: UpdateEndpointInput): Promise<EndpointView> {
   const endpoint = await findEndpoint(ctx, id);
   await applyFields(ctx, endpoint, input);
-  await saveAndNotify(ctx, endpoint);
+  await saveAndNotify(ctx, endpoint, changesSilence(input));
   return toEndpointView(endpoint, ctx.container.config);
 }
 

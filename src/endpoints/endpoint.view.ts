@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Config } from '../config/config';
-import { ENDPOINT_PROVIDERS, type TypingRule } from '../common/types';
+import { ENDPOINT_PROVIDERS, SCHEMA_ALERTS, SILENCE_ALERTS, type TypingRule } from '../common/types';
 import type { WebhookEndpoint } from './endpoint.entity';
 
 /** The wire form of an endpoint (source). The signing secret is never returned, except once when generated. */
@@ -23,6 +23,9 @@ export const endpointView = z.object({
   provider_webhook_id: z.string().nullable(),
   oauth_connection_id: z.uuid().nullable(),
   is_integration: z.boolean(),
+  schema_alerts: z.enum(SCHEMA_ALERTS).describe('Which payload changes alert: changes (removed or retyped paths, new event types), all (also added paths), off'),
+  silence_alerts: z.enum(SILENCE_ALERTS).describe('When a quiet source alerts: learned (from its history), expected_interval, off'),
+  expected_interval_seconds: z.number().int().nullable().describe('At least one event expected every this many seconds (with silence_alerts expected_interval)'),
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),
 });
@@ -49,6 +52,9 @@ export function toEndpointView(endpoint: WebhookEndpoint, config: Pick<Config, '
     provider_webhook_id: endpoint.providerWebhookId ?? null,
     oauth_connection_id: endpoint.oauthConnection?.id ?? null,
     is_integration: endpoint.isIntegration,
+    schema_alerts: endpoint.schemaAlerts,
+    silence_alerts: endpoint.silenceAlerts,
+    expected_interval_seconds: endpoint.expectedIntervalSeconds ?? null,
     created_at: endpoint.createdAt.toISOString(),
     updated_at: endpoint.updatedAt.toISOString(),
   };

@@ -12,6 +12,7 @@ import { AccountResolver } from '../accounts/account.resolver';
 import { ApiKeyResolver } from '../api-keys/api-key.resolver';
 import { DestinationResolver } from '../destinations/destination.resolver';
 import { EndpointResolver } from '../endpoints/endpoint.resolver';
+import { SchemaResolver } from '../schemas/schema.resolver';
 import { FilterGroupResolver } from '../filters/filter-group.resolver';
 import { LinkResolver } from '../links/link.resolver';
 import { TemplateResolver } from '../templates/template.resolver';
@@ -26,7 +27,7 @@ import { LiveResolver } from '../subscriptions/live.resolver';
 
 /** Every resolver class; add new ones here. */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const resolvers: NonEmptyArray<Function> = [HealthResolver, ProjectResolver, AccountResolver, OrganizationResolver, ApiKeyResolver, OAuthResolver, EventResolver, DeliveryResolver, BulkActionResolver, IssueResolver, DestinationHealthResolver, EndpointHealthResolver, LiveResolver, EndpointResolver, FilterGroupResolver, DestinationResolver, LinkResolver, TemplateResolver, TransformResolver, CliSessionResolver, ProjectMetricsResolver];
+export const resolvers: NonEmptyArray<Function> = [HealthResolver, ProjectResolver, AccountResolver, OrganizationResolver, ApiKeyResolver, OAuthResolver, EventResolver, DeliveryResolver, BulkActionResolver, IssueResolver, DestinationHealthResolver, EndpointHealthResolver, LiveResolver, EndpointResolver, SchemaResolver, FilterGroupResolver, DestinationResolver, LinkResolver, TemplateResolver, TransformResolver, CliSessionResolver, ProjectMetricsResolver];
 
 /** Every argument of every field, whether or not its resolver calls parseInput, is checked for NUL characters. */
 const rejectNulArguments: MiddlewareFn = ({ args }, next) => {

@@ -14,6 +14,7 @@ import { projectRoutes } from '../projects/project.routes';
 import { projectMetricsRoutes } from '../project-metrics/project-metrics.routes';
 import { destinationRoutes } from '../destinations/destination.routes';
 import { endpointRoutes } from '../endpoints/endpoint.routes';
+import { schemaRoutes } from '../schemas/schema.routes';
 import { filterGroupRoutes } from '../filters/filter-group.routes';
 import { linkRoutes } from '../links/link.routes';
 import { templateRoutes } from '../templates/template.routes';
@@ -23,7 +24,7 @@ import { mountRoutes, type RouteDef } from './route';
 import { relayVersion } from '../../packages/cli/src/version';
 
 /** Every `/v1` operation; add a resource's routes here. The OpenAPI document is built from this list. */
-export const v1Routes: RouteDef[] = [...accountRoutes, ...organizationRoutes, ...projectRoutes, ...apiKeyRoutes, ...oauthRoutes, ...eventRoutes, ...cliTriggerRoutes, ...deliveryRoutes, ...bulkActionRoutes, ...issueRoutes, ...resourceHealthRoutes, ...endpointRoutes, ...filterGroupRoutes, ...destinationRoutes, ...linkRoutes, ...templateRoutes, ...transformRoutes, ...projectMetricsRoutes];
+export const v1Routes: RouteDef[] = [...accountRoutes, ...organizationRoutes, ...projectRoutes, ...apiKeyRoutes, ...oauthRoutes, ...eventRoutes, ...cliTriggerRoutes, ...deliveryRoutes, ...bulkActionRoutes, ...issueRoutes, ...resourceHealthRoutes, ...endpointRoutes, ...schemaRoutes, ...filterGroupRoutes, ...destinationRoutes, ...linkRoutes, ...templateRoutes, ...transformRoutes, ...projectMetricsRoutes];
 
 /**
  * The document checked in as schema/openapi.json (`npm run schema:emit`; a test fails on drift): the

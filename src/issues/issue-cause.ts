@@ -16,11 +16,14 @@ export const ISSUE_CAUSES = [
   'template_error',
   'circuit_open',
   'configuration',
+  // A source's (docs/schemas.md): its payloads changed, it went silent.
+  'schema_changed',
+  'source_silent',
 ] as const;
 export type IssueCause = (typeof ISSUE_CAUSES)[number];
 
 /** The cause of a failed send; null for a success, a skipped CLI forward or a chat platform's rate limit (not failures). */
-export function issueCause(result: Pick<SendResult, 'ok' | 'skipped' | 'rateLimited' | 'statusCode' | 'failure'>): IssueCause | null {
+export function issueCause(result: Pick<SendResult, 'ok' | 'skipped' | 'rateLimited' | 'statusCode' | 'failure'>): Exclude<IssueCause, 'schema_changed' | 'source_silent'> | null {
   if (result.ok || result.skipped || result.rateLimited) return null;
   if (result.failure) return result.failure;
   const code = result.statusCode;

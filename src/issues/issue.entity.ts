@@ -1,6 +1,7 @@
 import { Entity, Enum, Index, ManyToOne, type Opt, PrimaryKey, Property } from '@mikro-orm/core';
 import { uuidv7 } from '../common/ids';
 import { Destination } from '../destinations/destination.entity';
+import { WebhookEndpoint } from '../endpoints/endpoint.entity';
 import { Project } from '../projects/project.entity';
 import { ISSUE_CAUSES, type IssueCause } from './issue-cause';
 
@@ -8,9 +9,11 @@ export const ISSUE_STATES = ['open', 'acknowledged', 'resolved', 'ignored'] as c
 export type IssueState = (typeof ISSUE_STATES)[number];
 
 /**
- * Failures of one destination with one cause, from the first until the issue resolves (docs/alerts.md#issues).
+ * Failures of one destination with one cause, from the first until the issue resolves (docs/alerts.md#issues);
+ * or a source's trouble: its payloads changed (per event type) or it went silent (docs/schemas.md).
  * Written by SQL on the delivery path (relay_issue_failure / relay_issue_success, recording an
- * attempt) and by relay_set_issue_state (a user's change): read here, never flushed.
+ * attempt), by the source monitor (src/schemas/source-issues.ts) and by relay_set_issue_state (a
+ * user's change): read here, never flushed.
  */
 @Entity({ tableName: 'issues' })
 @Index({ name: 'issues_project_idx', properties: ['project', 'id'] })
@@ -22,8 +25,17 @@ export class Issue {
   @ManyToOne(() => Project, { deleteRule: 'cascade' })
   project!: Project;
 
-  @ManyToOne(() => Destination, { deleteRule: 'cascade' })
-  destination!: Destination;
+  /** The destination whose deliveries fail; null for a source's issue. */
+  @ManyToOne(() => Destination, { deleteRule: 'cascade', nullable: true })
+  destination?: Destination | null;
+
+  /** The source (endpoint) of a `schema_changed` or `source_silent` issue; null for a destination's. */
+  @ManyToOne(() => WebhookEndpoint, { deleteRule: 'cascade', nullable: true })
+  endpoint?: WebhookEndpoint | null;
+
+  /** A `schema_changed` issue's event type. */
+  @Property({ type: 'text', nullable: true })
+  eventType?: string | null;
 
   @Enum({ items: () => ISSUE_CAUSES, type: 'text' })
   cause!: IssueCause;

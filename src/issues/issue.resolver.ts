@@ -16,13 +16,25 @@ class IssueDestinationType {
   @Field(() => String) type!: DestinationKind;
 }
 
+@ObjectType('IssueSource')
+class IssueSourceType {
+  @Field(() => ID) id!: string;
+  @Field() name!: string;
+  @Field() slug!: string;
+}
+
 /** GraphQL shape of IssueView. */
-@ObjectType('Issue', { description: 'Failures of one destination with one cause (docs/alerts.md#issues).' })
+@ObjectType('Issue', { description: "Failures of one destination with one cause (docs/alerts.md#issues), or a source's changed payloads or silence (docs/schemas.md)." })
 class IssueType implements IssueView {
   @Field(() => ID) id!: string;
   @Field(() => ID, { name: 'projectId' }) project_id!: string;
-  @Field(() => IssueDestinationType) destination!: IssueDestinationType;
-  @Field(() => String, { description: 'http_3xx, http_4xx, http_5xx, platform_error, timeout, connection_refused, connection_error, transform_error, template_error, circuit_open or configuration.' })
+  @Field(() => IssueDestinationType, { nullable: true, description: "Null for a source's issue." }) destination!: IssueDestinationType | null;
+  @Field(() => IssueSourceType, { nullable: true, description: 'The source of a schema_changed or source_silent issue.' }) source!: IssueSourceType | null;
+  @Field(() => String, { name: 'eventType', nullable: true, description: 'The event type whose payloads changed (schema_changed).' }) event_type!: string | null;
+  @Field(() => String, {
+    description:
+      'http_3xx, http_4xx, http_5xx, platform_error, timeout, connection_refused, connection_error, transform_error, template_error, circuit_open or configuration; for a source: schema_changed or source_silent.',
+  })
   cause!: IssueCause;
   @Field(() => String, { description: 'open, acknowledged, resolved or ignored.' }) state!: IssueState;
   @Field({ name: 'firstSeenAt' }) first_seen_at!: string;
@@ -64,8 +76,9 @@ export class IssueResolver {
     @Arg('destinationId', () => ID, { nullable: true }) destinationId?: string,
     @Arg('cause', () => String, { nullable: true }) cause?: string,
     @Arg('projectId', () => ID, projectArg) _projectId?: string,
+    @Arg('endpointId', () => ID, { nullable: true, description: "A source's issues." }) endpointId?: string,
   ): Promise<IssuePage> {
-    return listIssues(ctx, { ...page, state, destination_id: destinationId, cause });
+    return listIssues(ctx, { ...page, state, destination_id: destinationId, endpoint_id: endpointId, cause });
   }
 
   @Query(() => IssueType)
@@ -78,7 +91,7 @@ export class IssueResolver {
     return countIssues(ctx);
   }
 
-  @Mutation(() => IssueType, { description: 'Acknowledge, ignore, resolve or reopen an issue.' })
+  @Mutation(() => IssueType, { description: 'Acknowledge, ignore, resolve or reopen an issue (acknowledging or resolving a schema_changed issue accepts its changes).' })
   updateIssue(
     @Arg('id', () => ID) id: string,
     @Arg('state') state: string,

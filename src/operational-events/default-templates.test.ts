@@ -3,6 +3,7 @@ import { DEFAULT_OPERATIONAL_TEMPLATES, defaultOperationalTemplate } from './def
 import { OPERATIONAL_EVENT_TYPES, type OperationalEventType, operationalEnvelope } from './operational-events';
 
 const destination = { id: '01a2177c-0000-7000-8000-000000000001', name: 'Orders <hook>', type: 'webhook' };
+const source = { id: '01a2177c-0000-7000-8000-000000000009', name: 'Orders source', slug: 'shop' };
 const issue = {
   id: '01a2177c-0000-7000-8000-000000000003',
   cause: 'http_5xx',
@@ -27,6 +28,28 @@ const DATA: Record<OperationalEventType, Record<string, unknown>> = {
   'relay.destination.disabled': { destination, reason: 'receiver_gone', paused_at: '2026-11-26T10:00:00.000Z', status_code: 410, error: 'HTTP 410 Gone' },
   'relay.issue.opened': { destination, issue: { ...issue, state: 'open', failure_count: 1, event_count: 1 }, event: { id: 'e1', type: 'order.paid' } },
   'relay.issue.resolved': { destination, issue: { ...issue, state: 'resolved', resolved_at: '2026-11-26T10:09:00.000Z', resolved_by: 'auto' } },
+  'relay.source.schema_changed': {
+    source,
+    event_type: 'order.paid',
+    change: { id: 'c1', kind: 'changed', added: [], removed: ['customer.email'], retyped: [{ path: 'total', from: ['number'], to: ['string'] }], detected_at: '2026-11-26T10:00:00.000Z' },
+    event: { id: 'e1', received_at: '2026-11-26T10:00:00.000Z' },
+    schema: { id: 's1', event_count: 120, learned_count: 40 },
+    issue: { ...issue, cause: 'schema_changed', state: 'open' },
+  },
+  'relay.source.silent': {
+    source,
+    expectation: { mode: 'expected_interval', interval_seconds: 21600 },
+    last_event_at: '2026-11-26T04:00:00.000Z',
+    silent_since: '2026-11-26T04:00:00.000Z',
+    issue: { ...issue, cause: 'source_silent', state: 'open' },
+  },
+  'relay.source.resumed': {
+    source,
+    silent_since: '2026-11-26T04:00:00.000Z',
+    resumed_at: '2026-11-26T10:00:00.000Z',
+    event: { id: 'e2', type: 'order.paid' },
+    issue: { ...issue, cause: 'source_silent', state: 'resolved', resolved_by: 'auto' },
+  },
 };
 
 function envelope(type: OperationalEventType, count = 1) {
@@ -92,6 +115,17 @@ describe('operational events: the envelope and the default chat messages', () =>
       description: 'Orders <hook> succeeds again after 12 failed attempts (4 events) since 2026-11-26 09:00 UTC.',
       url: `https://relay.example/issues/${issue.id}?project=p1`,
     });
+    expect(render('relay.source.schema_changed')).toMatchObject({
+      title: 'Payloads changed: Orders source · order.paid',
+      url: `https://relay.example/endpoints/${source.id}?project=p1`,
+      fields: [
+        { name: 'Removed', value: 'customer.email' },
+        { name: 'Type changed', value: 'total (number → string)' },
+        { name: 'Event', value: 'e1 via shop' },
+      ],
+    });
+    expect(render('relay.source.silent').description).toBe('No event since 2026-11-26 04:00 UTC; it was expected at least every 21600 s (expected_interval).');
+    expect(render('relay.source.resumed').title).toBe('Source sends again: Orders source');
     expect(defaultOperationalTemplate('push')).toBeNull();
   });
 });

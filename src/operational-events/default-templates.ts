@@ -77,6 +77,36 @@ export const DEFAULT_OPERATIONAL_TEMPLATES: Record<OperationalEventType, Record<
       '{{ if eq .Payload.data.issue.resolved_by "user" }}Resolved by a user{{ else }}{{ .Payload.data.destination.name }} succeeds again{{ end }} after {{ .Payload.data.issue.failure_count }} failed attempt{{ if ne .Payload.data.issue.failure_count 1 }}s{{ end }} ({{ .Payload.data.issue.event_count }} event{{ if ne .Payload.data.issue.event_count 1 }}s{{ end }}) since {{ date .Payload.data.issue.first_seen_at }}.',
     fields: [{ name: 'Destination', value: destination, inline: true }],
   },
+  'relay.source.schema_changed': {
+    ...common,
+    color: ORANGE,
+    title:
+      '{{ if eq .Payload.data.change.kind "new_event_type" }}New event type on {{ .Payload.data.source.name }}: {{ .Payload.data.event_type | default "(none)" }}{{ else }}Payloads changed: {{ .Payload.data.source.name }} · {{ .Payload.data.event_type | default "(no type)" }}{{ end }}',
+    description:
+      '{{ if eq .Payload.data.change.kind "new_event_type" }}{{ .Payload.data.source.name }} sent an event type it never sent before.{{ else }}An event no longer has the shape learned from the ones before it.{{ end }}',
+    fields: [
+      // A field whose name and value render empty is left out.
+      { name: '{{ if len .Payload.data.change.removed }}Removed{{ end }}', value: '{{ join .Payload.data.change.removed ", " | truncate 900 }}' },
+      { name: '{{ if len .Payload.data.change.retyped }}Type changed{{ end }}', value: '{{ range $i, $r := .Payload.data.change.retyped }}{{ if $i }}, {{ end }}{{ $r.path }} ({{ join $r.from "|" }} → {{ join $r.to "|" }}){{ end }}' },
+      { name: '{{ if len .Payload.data.change.added }}Added{{ end }}', value: '{{ join .Payload.data.change.added ", " | truncate 900 }}' },
+      { name: 'Event', value: '{{ .Payload.data.event.id }} via {{ .Payload.data.source.slug }}' },
+    ],
+  },
+  'relay.source.silent': {
+    ...common,
+    color: RED,
+    title: 'Source silent: {{ .Payload.data.source.name }}',
+    description:
+      'No event since {{ if .Payload.data.last_event_at }}{{ date .Payload.data.last_event_at }}{{ else }}{{ date .Payload.data.silent_since }} (none yet){{ end }}; it was expected at least every {{ .Payload.data.expectation.interval_seconds }} s ({{ .Payload.data.expectation.mode }}).',
+    fields: [{ name: 'Source', value: '{{ .Payload.data.source.name }} ({{ .Payload.data.source.slug }})', inline: true }],
+  },
+  'relay.source.resumed': {
+    ...common,
+    color: GREEN,
+    title: 'Source sends again: {{ .Payload.data.source.name }}',
+    description: 'Events arrive again (the first: {{ .Payload.data.event.type | default "(no type)" }}) after a silence since {{ date .Payload.data.silent_since }}.',
+    fields: [{ name: 'Source', value: '{{ .Payload.data.source.name }} ({{ .Payload.data.source.slug }})', inline: true }],
+  },
 };
 
 /** The built-in template of an operational event type; null for any other type. */

@@ -1,5 +1,5 @@
 /**
- * The service's own events about deliveries (docs/operational-events.md), emitted on each project's
+ * The service's own events about deliveries and sources (docs/operational-events.md), emitted on each project's
  * system source as ordinary stored events. The shapes here are the documented, stable wire form.
  */
 export const OPERATIONAL_EVENT_TYPES = [
@@ -9,6 +9,9 @@ export const OPERATIONAL_EVENT_TYPES = [
   'relay.destination.disabled',
   'relay.issue.opened',
   'relay.issue.resolved',
+  'relay.source.schema_changed',
+  'relay.source.silent',
+  'relay.source.resumed',
 ] as const;
 export type OperationalEventType = (typeof OPERATIONAL_EVENT_TYPES)[number];
 
@@ -36,14 +39,14 @@ export interface OperationalEnvelope {
   count: number;
   first_occurred_at: string;
   project: { id: string; name: string };
-  /** The dashboard page about it: the issue's, else the destination's. */
+  /** The dashboard page about it: the source's (its schemas), else the issue's, else the destination's. */
   dashboard_url: string;
   data: Record<string, unknown>;
 }
 
 export function operationalEnvelope(group: OccurrenceGroup, publicBaseUrl: string): OperationalEnvelope {
-  const { issue, destination } = group.data as { issue?: { id?: string }; destination?: { id?: string } };
-  const page = issue?.id ? `/issues/${issue.id}` : destination?.id ? `/destinations/${destination.id}` : '/events';
+  const { issue, destination, source } = group.data as { issue?: { id?: string }; destination?: { id?: string }; source?: { id?: string } };
+  const page = source?.id ? `/endpoints/${source.id}` : issue?.id ? `/issues/${issue.id}` : destination?.id ? `/destinations/${destination.id}` : '/events';
   return {
     type: group.type,
     occurred_at: group.lastOccurredAt.toISOString(),

@@ -53,6 +53,7 @@ const BY_TAG: Record<string, AccessRequirement['scope'] | Permission> = {
   events: 'write',
   deliveries: 'write',
   issues: 'write',
+  schemas: 'write',
 };
 const EXCEPTIONS: Record<string, AccessRequirement['scope'] | Permission> = {
   'PATCH /v1/me': 'user',

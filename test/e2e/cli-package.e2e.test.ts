@@ -75,7 +75,7 @@ describe('the relay CLI package (packages/cli)', () => {
     expect(help).toMatch(/^The webhook relay client: /m);
     const commands = [...help.matchAll(/^ {2}([a-z][a-z-]*)\b/gm)].map((m) => m[1]);
     // The service's commands (start, api, worker, migrate, …) need the service: not in this package.
-    expect(commands).toEqual(['login', 'logout', 'whoami', 'listen', 'trigger', 'help']);
+    expect(commands).toEqual(['login', 'logout', 'whoami', 'listen', 'trigger', 'schema', 'help']);
   });
 
   it('logs in (password, then --api-key), says who is logged in, and forwards events with relay listen', async () => {

@@ -35,6 +35,7 @@ import { EVENT_ROW_FIELDS, type EventRow } from '../lib/types';
 import { providerLabel, signedCurl } from '../lib/providers';
 import { EndpointFilters } from './endpoint-filters';
 import { EndpointLinks } from './endpoint-links';
+import { EndpointSchemas } from './endpoint-schemas';
 
 const ENDPOINT_FIELDS = 'id name slug ingressUrl system provider isActive hasSigningSecret previousSecretExpiresAt eventTypePath eventTypeHeader typingRules createdAt updatedAt';
 const ENDPOINT = gql`
@@ -132,6 +133,12 @@ export function EndpointPage() {
         Recent events <LiveIndicator />
       </h2>
       <RecentEvents endpointId={endpoint.id} />
+      {!endpoint.system && (
+        <>
+          <h2>Event types and schemas</h2>
+          <EndpointSchemas endpointId={endpoint.id} />
+        </>
+      )}
       <h2>Linked destinations</h2>
       <EndpointLinks endpointId={endpoint.id} />
       <h2>Filters</h2>

@@ -7,7 +7,10 @@ import { useCan } from '../lib/session';
 import { urlCursorPager, useUrlState } from '../lib/url-state';
 import { BulkActionPanel } from './bulk-action';
 
-/** Issues (docs/alerts.md#issues): failures grouped by destination and cause; change their state, retry what they affected. */
+/**
+ * Issues (docs/alerts.md#issues): failures grouped by destination and cause, and a source's changed payloads or
+ * silence (docs/schemas.md); change their state, retry what a destination's issue affected.
+ */
 
 const STATES = ['open', 'acknowledged', 'ignored', 'resolved'] as const;
 type IssueState = (typeof STATES)[number];
@@ -25,9 +28,11 @@ const CAUSES: Record<string, string> = {
   template_error: 'template error',
   circuit_open: 'circuit open',
   configuration: 'configuration',
+  schema_changed: 'payloads changed',
+  source_silent: 'source silent',
 };
 
-const ISSUE_FIELDS = 'id cause state firstSeenAt lastSeenAt failureCount eventCount lastStatusCode lastError destination { id name type }';
+const ISSUE_FIELDS = 'id cause state firstSeenAt lastSeenAt failureCount eventCount lastStatusCode lastError eventType destination { id name type } source { id name slug }';
 const ISSUES = gql`
   query Issues($projectId: ID, $cursor: String, $state: String, $destinationId: ID) {
     issues(projectId: $projectId, cursor: $cursor, limit: 50, state: $state, destinationId: $destinationId) {
@@ -50,8 +55,25 @@ interface Issue {
   eventCount: number;
   lastStatusCode: number | null;
   lastError: string | null;
-  destination: { id: string; name: string; type: string };
+  eventType: string | null;
+  /** A destination's issue, or a source's (payloads changed, silent). */
+  destination: { id: string; name: string; type: string } | null;
+  source: { id: string; name: string; slug: string } | null;
 }
+
+/** What an issue is about: its destination, or its source (and event type), linked to its page. */
+function Subject({ issue }: { issue: Issue }) {
+  if (issue.destination) return <Link href={`/destinations/${issue.destination.id}`}>{issue.destination.name}</Link>;
+  if (!issue.source) return <>—</>;
+  return (
+    <>
+      <Link href={`/endpoints/${issue.source.id}`}>{issue.source.name}</Link>
+      {issue.eventType !== null && <span className="mono"> · {issue.eventType || '(no type)'}</span>}
+    </>
+  );
+}
+
+const subjectName = (issue: Issue) => issue.destination?.name ?? issue.source?.name ?? '—';
 
 const STATE_TONE: Record<IssueState, string> = { open: 'bad', acknowledged: 'wait', ignored: 'muted', resolved: 'ok' };
 
@@ -120,13 +142,13 @@ export function IssuesPage() {
     destinationId: filters.destination || undefined,
   });
   const rows = data?.issues.data ?? [];
-  const destinationName = rows.find((r) => r.destination.id === filters.destination)?.destination.name;
+  const destinationName = rows.find((r) => r.destination?.id === filters.destination)?.destination?.name;
 
   return (
     <Page title="Issues">
       <p className="muted">
         An issue groups the failed deliveries of one destination with one cause. It opens on the first failure and resolves itself after three successful deliveries in a row; it is also announced on the
-        project’s operational events source.
+        project’s operational events source. A source has issues too: when its payloads change, or when it goes quiet.
       </p>
       <div className="row filters">
         <label>
@@ -181,7 +203,7 @@ export function IssuePage() {
     <Page
       title={
         <>
-          <Link href="/issues">Issues</Link> / {issue ? `${issue.destination.name} · ${CAUSES[issue.cause] ?? issue.cause}` : '…'}
+          <Link href="/issues">Issues</Link> / {issue ? `${subjectName(issue)} · ${CAUSES[issue.cause] ?? issue.cause}` : '…'}
         </>
       }
     >
@@ -191,9 +213,14 @@ export function IssuePage() {
       ) : (
         !error && <div className="loading">Loading…</div>
       )}
-      {issue && (
+      {issue?.destination && (
         <p>
           <Link href={`/issues?destination=${issue.destination.id}`}>Every issue of {issue.destination.name}</Link>
+        </p>
+      )}
+      {issue?.source && (
+        <p>
+          <Link href={`/endpoints/${issue.source.id}`}>{issue.source.name}: its event types, their schemas and changes</Link>
         </p>
       )}
     </Page>
@@ -217,7 +244,7 @@ function IssueTable({ rows, onChanged, empty }: { rows: Issue[]; onChanged: () =
           key={retrying.id}
           kind="retry"
           filter={{ issueId: retrying.id }}
-          describe={(n) => `${countOf(n, 'affected delivery', 'affected deliveries')} to ${retrying.destination.name}`}
+          describe={(n) => `${countOf(n, 'affected delivery', 'affected deliveries')} to ${subjectName(retrying)}`}
           onClose={() => setRetrying(null)}
           onDone={reload}
         />
@@ -229,7 +256,7 @@ function IssueTable({ rows, onChanged, empty }: { rows: Issue[]; onChanged: () =
         rowKey={(i) => i.id}
         empty={empty}
         columns={[
-          { header: 'Destination', cell: (i) => <Link href={`/destinations/${i.destination.id}`}>{i.destination.name}</Link> },
+          { header: 'Destination or source', cell: (i) => <Subject issue={i} /> },
           {
             header: 'Cause',
             className: 'wrap',
@@ -256,9 +283,11 @@ function IssueTable({ rows, onChanged, empty }: { rows: Issue[]; onChanged: () =
                           {a.label}
                         </button>
                       ))}
-                      <button type="button" className="small" onClick={() => setRetrying(i)}>
-                        Retry affected deliveries…
-                      </button>
+                      {i.destination && (
+                        <button type="button" className="small" onClick={() => setRetrying(i)}>
+                          Retry affected deliveries…
+                        </button>
+                      )}
                     </div>
                   ),
                 },

@@ -7,6 +7,7 @@ import { versionLine } from './version';
 const loginCommands = () => require('./login.command') as typeof import('./login.command');
 const listenCommand = () => require('./listen.command') as typeof import('./listen.command');
 const triggerCommand = () => require('./trigger.command') as typeof import('./trigger.command');
+const schemaCommand = () => require('./schema.command') as typeof import('./schema.command');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -86,6 +87,16 @@ export function clientCommands(relay: Command): void {
     .addOption(apiUrl())
     .addOption(profile())
     .action(async (slug: string | undefined, opts) => triggerCommand().trigger(slug, opts));
+  relay
+    .command('schema')
+    .description("print the JSON Schema the relay inferred from a source's events, or TypeScript types to compile a receiver against")
+    .argument('<source_slug>', 'the source (endpoint slug)')
+    .argument('[event_type]', 'one event type (default: all of them)')
+    .option('--typescript', 'print TypeScript: a type per event type, a map by event type and their union')
+    .option('--project <project_id>', 'the project (default: your default project)')
+    .addOption(apiUrl())
+    .addOption(profile())
+    .action(async (slug: string, eventType: string | undefined, opts) => schemaCommand().schema(slug, eventType, opts));
 }
 
 export interface RunOptions {

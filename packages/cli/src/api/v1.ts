@@ -908,6 +908,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/endpoints/{id}/schemas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The source's event types, each with its inferred JSON Schema, counts and examples; its activity and silence expectation */
+        get: operations["getV1EndpointsIdSchemas"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/event-schemas/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One inferred schema with its paths (types, presence, first and last seen) and its drift history */
+        get: operations["getV1EventSchemasId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/event-schemas/{id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept the schema’s changes: their new shape becomes the expected one, and its open schema_changed issue resolves */
+        post: operations["postV1EventSchemasIdAccept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/endpoints/{id}/filter-groups": {
         parameters: {
             query?: never;
@@ -1356,7 +1407,7 @@ export interface components {
         };
         PatchV1IssuesIdRequest: {
             /**
-             * @description acknowledged: someone is on it; ignored: never alert about it; resolved: done (a new failure opens a new issue); open
+             * @description acknowledged: someone is on it; ignored: never alert about it; resolved: done (a new failure opens a new issue); open. Acknowledging or resolving a schema_changed issue accepts its changes
              * @enum {string}
              */
             state: "open" | "acknowledged" | "resolved" | "ignored";
@@ -1397,6 +1448,18 @@ export interface components {
             provider_repo?: string | null;
             provider_webhook_id?: string | null;
             oauth_connection_id?: string | null;
+            /**
+             * @description Which payload changes alert (docs/schemas.md): changes (removed or retyped paths, new event types; the default), all (also added paths), off
+             * @enum {string}
+             */
+            schema_alerts?: "off" | "changes" | "all";
+            /**
+             * @description When a quiet source alerts: learned (from its history; the default), expected_interval (after expected_interval_seconds), off
+             * @enum {string}
+             */
+            silence_alerts?: "off" | "learned" | "expected_interval";
+            /** @description At least one event is expected every this many seconds (10 to 2592000); setting it sets silence_alerts to expected_interval unless given */
+            expected_interval_seconds?: number | null;
         };
         EndpointUpdate: {
             name?: string;
@@ -1430,6 +1493,18 @@ export interface components {
             provider_repo?: string | null;
             provider_webhook_id?: string | null;
             oauth_connection_id?: string | null;
+            /**
+             * @description Which payload changes alert (docs/schemas.md): changes (removed or retyped paths, new event types; the default), all (also added paths), off
+             * @enum {string}
+             */
+            schema_alerts?: "off" | "changes" | "all";
+            /**
+             * @description When a quiet source alerts: learned (from its history; the default), expected_interval (after expected_interval_seconds), off
+             * @enum {string}
+             */
+            silence_alerts?: "off" | "learned" | "expected_interval";
+            /** @description At least one event is expected every this many seconds (10 to 2592000); setting it sets silence_alerts to expected_interval unless given */
+            expected_interval_seconds?: number | null;
         };
         EndpointSecretRotate: {
             /** @description The new secret; generated (and shown once) when omitted */
@@ -2026,27 +2101,37 @@ export interface components {
             id: string;
             /** Format: uuid */
             project_id: string;
+            /** @description The destination whose deliveries fail; null for a source's issue */
             destination: {
                 /** Format: uuid */
                 id: string;
                 name: string;
                 /** @enum {string} */
                 type: "chat_b" | "chat_a" | "chat_c" | "webhook" | "cli";
-            };
+            } | null;
+            /** @description The source whose payloads changed or that went silent (causes schema_changed, source_silent); null for a destination's issue */
+            source: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                slug: string;
+            } | null;
+            /** @description The event type whose payloads changed (schema_changed) */
+            event_type: string | null;
             /**
-             * @description http_3xx, http_4xx, http_5xx, platform_error, timeout, connection_refused, connection_error, transform_error, template_error, circuit_open or configuration
+             * @description http_3xx, http_4xx, http_5xx, platform_error, timeout, connection_refused, connection_error, transform_error, template_error, circuit_open, configuration; for a source: schema_changed or source_silent
              * @enum {string}
              */
-            cause: "http_3xx" | "http_4xx" | "http_5xx" | "platform_error" | "timeout" | "connection_refused" | "connection_error" | "transform_error" | "template_error" | "circuit_open" | "configuration";
+            cause: "http_3xx" | "http_4xx" | "http_5xx" | "platform_error" | "timeout" | "connection_refused" | "connection_error" | "transform_error" | "template_error" | "circuit_open" | "configuration" | "schema_changed" | "source_silent";
             /** @enum {string} */
             state: "open" | "acknowledged" | "resolved" | "ignored";
             /** Format: date-time */
             first_seen_at: string;
             /** Format: date-time */
             last_seen_at: string;
-            /** @description Failed attempts */
+            /** @description Failed attempts; for a source's issue, the changes or silent spells it counts */
             failure_count: number;
-            /** @description Events whose delivery failed this way */
+            /** @description Events whose delivery failed this way; for a source's issue, the events that showed a change */
             event_count: number;
             last_status_code: number | null;
             last_error: string | null;
@@ -2110,6 +2195,18 @@ export interface components {
             provider_webhook_id: string | null;
             oauth_connection_id: string | null;
             is_integration: boolean;
+            /**
+             * @description Which payload changes alert: changes (removed or retyped paths, new event types), all (also added paths), off
+             * @enum {string}
+             */
+            schema_alerts: "off" | "changes" | "all";
+            /**
+             * @description When a quiet source alerts: learned (from its history), expected_interval, off
+             * @enum {string}
+             */
+            silence_alerts: "off" | "learned" | "expected_interval";
+            /** @description At least one event expected every this many seconds (with silence_alerts expected_interval) */
+            expected_interval_seconds: number | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2121,6 +2218,159 @@ export interface components {
              * @description The stored event; it is delivered like any other
              */
             event_id: string;
+        };
+        GetV1EndpointsIdSchemasResponse: {
+            source: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                slug: string;
+                /** @enum {string} */
+                schema_alerts: "off" | "changes" | "all";
+                /** @enum {string} */
+                silence_alerts: "off" | "learned" | "expected_interval";
+                expected_interval_seconds: number | null;
+            };
+            activity: {
+                /** @description Events received since learning began */
+                event_count: number;
+                /** @description Events of types past the per-source limit: counted, not learned */
+                untracked_event_count: number;
+                first_event_at: string | null;
+                last_event_at: string | null;
+                /** @description The expectation learned from the gaps between events (null until enough history) */
+                learned_interval_seconds: number | null;
+                /** @description The expectation in force (explicit or learned); null: no silence alert */
+                expected_within_seconds: number | null;
+                silent_since: string | null;
+            };
+            /** @description Events of a type learned before its changes alert */
+            warmup_events: number;
+            data: {
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                endpoint_id: string;
+                event_type: string;
+                /** @description Events of this type received since learning began */
+                event_count: number;
+                /** @description Of them, learned into the schema (every event until warm, then a sample) */
+                learned_count: number;
+                /** @description Past the warm-up: its changes alert */
+                warm: boolean;
+                /** Format: date-time */
+                first_seen_at: string;
+                /** Format: date-time */
+                last_seen_at: string;
+                path_count: number;
+                /** @description The schema is full: paths first seen past the limit are not learned */
+                truncated: boolean;
+                /** @description Changes that alerted and are not accepted yet */
+                pending_changes: number;
+                last_change_at: string | null;
+                /** @description One event per distinct shape, the most frequent first */
+                examples: {
+                    /**
+                     * Format: uuid
+                     * @description An event of this shape (it expires with the project’s retention)
+                     */
+                    event_id: string;
+                    /** @description Events of this shape learned */
+                    count: number;
+                    /** Format: date-time */
+                    first_seen_at: string;
+                    /** Format: date-time */
+                    last_seen_at: string;
+                }[];
+                /** @description The inferred JSON Schema (draft 2020-12) */
+                json_schema: {
+                    [key: string]: unknown;
+                };
+            }[];
+        };
+        GetV1EventSchemasIdResponse: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            endpoint_id: string;
+            event_type: string;
+            /** @description Events of this type received since learning began */
+            event_count: number;
+            /** @description Of them, learned into the schema (every event until warm, then a sample) */
+            learned_count: number;
+            /** @description Past the warm-up: its changes alert */
+            warm: boolean;
+            /** Format: date-time */
+            first_seen_at: string;
+            /** Format: date-time */
+            last_seen_at: string;
+            path_count: number;
+            /** @description The schema is full: paths first seen past the limit are not learned */
+            truncated: boolean;
+            /** @description Changes that alerted and are not accepted yet */
+            pending_changes: number;
+            last_change_at: string | null;
+            /** @description One event per distinct shape, the most frequent first */
+            examples: {
+                /**
+                 * Format: uuid
+                 * @description An event of this shape (it expires with the project’s retention)
+                 */
+                event_id: string;
+                /** @description Events of this shape learned */
+                count: number;
+                /** Format: date-time */
+                first_seen_at: string;
+                /** Format: date-time */
+                last_seen_at: string;
+            }[];
+            /** @description The inferred JSON Schema (draft 2020-12) */
+            json_schema: {
+                [key: string]: unknown;
+            };
+            paths: {
+                /** @description $ is the payload; a.b a property; a[] the elements of an array (counted per element) */
+                path: string;
+                /** @description How many times the path held each JSON type */
+                types: {
+                    [key: string]: number;
+                };
+                count: number;
+                /** @description Of the times its parent was an object (or an array element): 1 means always */
+                frequency: number;
+                required: boolean;
+                /** Format: date-time */
+                first_seen_at: string;
+                /** Format: date-time */
+                last_seen_at: string;
+            }[];
+            /** @description The drift history, newest first */
+            changes: {
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                kind: "changed" | "new_event_type";
+                added: string[];
+                /** @description Paths present in every event before, missing from this one */
+                removed: string[];
+                retyped: {
+                    path: string;
+                    from: ("null" | "boolean" | "integer" | "number" | "string" | "object" | "array")[];
+                    to: ("null" | "boolean" | "integer" | "number" | "string" | "object" | "array")[];
+                }[];
+                /**
+                 * Format: uuid
+                 * @description The event that showed the change
+                 */
+                event_id: string;
+                /** Format: date-time */
+                detected_at: string;
+                /** @description It opened or grew an issue and emitted relay.source.schema_changed */
+                alerted: boolean;
+                issue_id: string | null;
+                /** @description When its new shape was made the expected one */
+                accepted_at: string | null;
+            }[];
         };
         FilterGroupPage: {
             data: components["schemas"]["FilterGroup"][];
@@ -4418,7 +4668,9 @@ export interface operations {
                 cursor?: string & (unknown & unknown);
                 state?: "open" | "acknowledged" | "resolved" | "ignored";
                 destination_id?: string;
-                cause?: "http_3xx" | "http_4xx" | "http_5xx" | "platform_error" | "timeout" | "connection_refused" | "connection_error" | "transform_error" | "template_error" | "circuit_open" | "configuration";
+                /** @description A source's issues (schema_changed, source_silent) */
+                endpoint_id?: string;
+                cause?: "http_3xx" | "http_4xx" | "http_5xx" | "platform_error" | "timeout" | "connection_refused" | "connection_error" | "transform_error" | "template_error" | "circuit_open" | "configuration" | "schema_changed" | "source_silent";
             };
             header?: {
                 /** @description The project to act on (or the `project_id` query parameter); required when the credential is a user with more than one project, else 400 `project_required`. API keys act on their own project. */
@@ -4877,6 +5129,105 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EndpointTestEvent"];
+                };
+            };
+            400: components["responses"]["InvalidInput"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+        };
+    };
+    getV1EndpointsIdSchemas: {
+        parameters: {
+            query?: {
+                /** @description Only this event type (empty: events without a type) */
+                event_type?: string;
+            };
+            header?: {
+                /** @description The project to act on (or the `project_id` query parameter); required when the credential is a user with more than one project, else 400 `project_required`. API keys act on their own project. */
+                "X-Project-Id"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetV1EndpointsIdSchemasResponse"];
+                };
+            };
+            400: components["responses"]["InvalidInput"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+        };
+    };
+    getV1EventSchemasId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The project to act on (or the `project_id` query parameter); required when the credential is a user with more than one project, else 400 `project_required`. API keys act on their own project. */
+                "X-Project-Id"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetV1EventSchemasIdResponse"];
+                };
+            };
+            400: components["responses"]["InvalidInput"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            431: components["responses"]["HeadersTooLarge"];
+        };
+    };
+    postV1EventSchemasIdAccept: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The project to act on (or the `project_id` query parameter); required when the credential is a user with more than one project, else 400 `project_required`. API keys act on their own project. */
+                "X-Project-Id"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetV1EventSchemasIdResponse"];
                 };
             };
             400: components["responses"]["InvalidInput"];
