@@ -32,15 +32,23 @@ export function writeBenchSection(name: string, body: string, heading?: string):
   writeMarkedSection(BENCH_DOC, name, benchSummary(body, heading), 'Benchmarks');
 }
 
+/** A sentence that says under which load a bench ran. */
+const LOAD = /load average|load \(1 min\)|1-minute load|\bload \d/i;
+
 /**
- * A section's headline for users: its heading, the line that says when and under which load it ran, its first
- * table, and a link to the whole section in docs/internals/benchmark-results.md.
+ * A section's headline for users: its heading, the sentences that say when and under which load it ran (the rest of
+ * the method stays in the internals), its first table, and a link to the whole section in
+ * docs/internals/benchmark-results.md.
  */
 export function benchSummary(body: string, heading?: string): string {
   const lines = body.split('\n');
   const title = lines.find((line) => line.startsWith('## '))?.slice(3) ?? heading;
   const prose = lines.filter((line) => line.trim() && !/^(#|\||<!--|- )/.test(line));
-  const when = prose.find((line) => /load average|load \(1 min\)|1-minute load|\bload \d/i.test(line));
+  const when = prose
+    .find((line) => LOAD.test(line))
+    ?.split(/(?<=\.)\s+(?=[A-Z0-9`*"])/)
+    .filter((sentence) => LOAD.test(sentence))
+    .join(' ');
   const start = lines.findIndex((line) => line.startsWith('|'));
   const end = start < 0 ? -1 : lines.findIndex((line, i) => i > start && !line.startsWith('|'));
   const table = start < 0 ? [] : lines.slice(start, end < 0 ? undefined : end);

@@ -363,7 +363,7 @@ export async function main(args: string[]): Promise<void> {
       [
         '## `relay listen` end to end (`npm run bench:listen`)',
         '',
-        `\`relay start\` (embedded PostgreSQL, Temporal dev server, API + worker in one process), \`relay login\` and \`relay listen <port> <slug> --output json${plain ? '' : ` ${session.map((a) => (a.includes(' ') ? `'${a}'` : a)).join(' ')}`}\` as child processes${settingsText(figures.settings)}, and a local receiver answering 200, all on one machine (${figures.machine}, ${figures.node}, 1-minute load average ${figures.load_average_1m} at the end; other work shares it). Latency is ingress request sent → the local receiver has the event: ingress, outbox, a Temporal workflow and its activity, the hand-off to the API holding the subscription, the CLI's local POST. Figures from ${figures.measured_at.slice(0, 10)}.`,
+        `\`relay start\` (embedded PostgreSQL, Temporal dev server, API + worker in one process), \`relay login\` and \`relay listen <port> <slug> --output json${plain ? '' : ` ${session.map((a) => (a.includes(' ') ? `'${a}'` : a)).join(' ')}`}\` as child processes${settingsText(figures.settings)}, and a local receiver answering 200, all on one machine. Latency is ingress request sent → the local receiver has the event: ingress, outbox, a Temporal workflow and its activity, the hand-off to the API holding the subscription, the CLI's local POST. Figures from ${figures.measured_at.slice(0, 10)}: ${figures.machine}, ${figures.node}, 1-minute load average ${figures.load_average_1m} at the end (other work shares the machine).`,
         '',
         '| what | events | forwarded | events/s | p50 ms | p90 ms | p99 ms | target |',
         '|---|---|---|---|---|---|---|---|',

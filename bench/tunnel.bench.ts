@@ -124,7 +124,7 @@ export async function main(args: string[]): Promise<void> {
       [
         '## CLI tunnel (`node bin/relay.js bench tunnel`)',
         '',
-        `${events} events one at a time through \`relay api\` + \`relay worker\` (separate processes) to a simulated \`relay listen\` that answers 200 at once (${figures.machine}; PostgreSQL and the Temporal dev server on the same machine; 1-minute load average ${figures.load_average_1m} at the end, other work shares it). Figures from ${figures.measured_at.slice(0, 10)}.`,
+        `${events} events one at a time through \`relay api\` + \`relay worker\` (separate processes) to a simulated \`relay listen\` that answers 200 at once, PostgreSQL and the Temporal dev server on the same machine. Figures from ${figures.measured_at.slice(0, 10)}: ${figures.machine}, 1-minute load average ${figures.load_average_1m} at the end (other work shares the machine).`,
         '',
         '| from the ingress 202 to | p50 ms | p90 ms | p99 ms |',
         '|---|---|---|---|',

@@ -18,12 +18,12 @@ describe('benchmark figures', () => {
     }
   });
 
-  it('a headline is the heading, the line with the load, the first table and a link to every figure', () => {
+  it('a headline is the heading, the sentences with the load, the first table and a link to every figure', () => {
     const body = [
       '## Thing (`npm run bench:thing`)',
       '',
       'How it was measured, at length.',
-      '2 cores, 1-minute load average 3.2 at the start.',
+      'A thousand sends, i.e. enough. Measured on 2 cores, 1-minute load average 3.2 at the start. Rows are sends.',
       '',
       '| a | b |',
       '|---|---|',
@@ -36,7 +36,7 @@ describe('benchmark figures', () => {
       [
         '## Thing (`npm run bench:thing`)',
         '',
-        '2 cores, 1-minute load average 3.2 at the start.',
+        'Measured on 2 cores, 1-minute load average 3.2 at the start.',
         '',
         '| a | b |',
         '|---|---|',
