@@ -351,6 +351,16 @@ function writeDocSection(f: Figures): void {
     `${f.machine.cpus} cores, Node ${f.machine.node}. The machine is shared with other engineers' test runs (1-minute load average ${f.machine.load_1m_mean} on average, up to ${f.machine.load_1m_max}); ` +
       'PostgreSQL, the Temporal dev server, the load generator and the receiver run on it too, so absolute figures vary between runs.',
     '',
+    `| process | RSS start / peak / end (MiB) | heap in use start / peak / end (MiB) | growth, minute ${from} to ${to} (target < 5 %): RSS / heap |`,
+    '|---|---|---|---|',
+    ...(['api', 'worker'] as const).map((p) => {
+      const [rss, heap] = [f.rss_mib[p], f.heap_used_mib[p]];
+      const pct = (m: MeasureSummary) => `${m.last_two_thirds.growth_pct >= 0 ? '+' : ''}${m.last_two_thirds.growth_pct} %`;
+      return `| \`relay ${p}\` | ${rss.start} / ${rss.peak} / ${rss.end} | ${heap.start} / ${heap.peak} / ${heap.end} | ${pct(rss)} / ${pct(heap)} |`;
+    }),
+    '',
+    'Every 5 minutes:',
+    '',
     '| minute | API RSS (MiB) | API heap (MiB) | worker RSS (MiB) | worker heap (MiB) | accepted | delivered | load (1 min) |',
     '|---|---|---|---|---|---|---|---|',
     ...rows.map((s) => `| ${(s.elapsed_s / 60).toFixed(1)} | ${s.api_rss_mib} | ${s.api_heap_mib} | ${s.worker_rss_mib} | ${s.worker_heap_mib} | ${s.accepted} | ${s.delivered} | ${s.load_1m} |`),

@@ -59,21 +59,24 @@ function parse(args: string[]): { opts: UserPathOptions; compare?: string; compa
 
 const cpuCell = (ms: Record<string, number>) => `relay ${ms.relay} / temporal ${ms.temporal} / postgres ${ms.postgres}`;
 
+/** A measure and its value; `headline` rows make the first table, the one docs/benchmarks.md shows. */
+type Row = [label: string, value: string, headline?: 'headline'];
+
 /** The rows every report shows, one value per run. */
-export function userPathRows(f: UserPathFigures): Array<[string, string]> {
-  const rows: Array<[string, string]> = [
+export function userPathRows(f: UserPathFigures): Row[] {
+  const rows: Row[] = [
     ['checkout', f.commit],
     ['Node', f.node ?? ''],
-    ['load average (1 min) start → end', `${f.load_average_1m.start} → ${f.load_average_1m.end}`],
-    ['reference: do-nothing HTTP server, requests/s', String(f.references.do_nothing_http_requests_per_second)],
-    ["reference: the dev server's empty-workflow ceiling, workflows/s", String(f.references.ceiling_empty_workflows_per_second)],
+    ['load average (1 min) start → end', `${f.load_average_1m.start} → ${f.load_average_1m.end}`, 'headline'],
+    ['reference: do-nothing HTTP server, requests/s', String(f.references.do_nothing_http_requests_per_second), 'headline'],
+    ["reference: the dev server's empty-workflow ceiling, workflows/s", String(f.references.ceiling_empty_workflows_per_second), 'headline'],
     ["reference: Temporal's CPU ms per empty workflow (ceiling run)", String(f.references.ceiling_temporal_cpu_ms_per_workflow)],
   ];
   if (f.ingest) {
     const i = f.ingest;
     rows.push(
-      ['ingest: events/s (202s)', String(i.events_per_second)],
-      ['ingest: p50 / p99 / max ms', `${i.latency_ms.p50} / ${i.latency_ms.p99} / ${i.latency_ms.max}`],
+      ['ingest: events/s (202s)', String(i.events_per_second), 'headline'],
+      ['ingest: p50 / p99 / max ms', `${i.latency_ms.p50} / ${i.latency_ms.p99} / ${i.latency_ms.max}`, 'headline'],
       ['ingest: cores used (relay / temporal / postgres)', `${i.cpu.cores.relay} / ${i.cpu.cores.temporal} / ${i.cpu.cores.postgres}`],
       ['ingest: CPU ms per event, until fanned out', cpuCell(i.cpu_until_fanned_out.ms_per_unit)],
       ['ingest: outbox left at the end / delivered during', `${i.outbox_at_end} / ${i.delivered_during}`],
@@ -82,14 +85,14 @@ export function userPathRows(f: UserPathFigures): Array<[string, string]> {
   if (f.delivery) {
     const d = f.delivery;
     rows.push(
-      ['delivery: deliveries/s at the receiver', String(d.deliveries_per_second)],
-      ['delivery: ratio to the ceiling (target ≥ 0.9)', String(d.ratio_to_ceiling)],
+      ['delivery: deliveries/s at the receiver', String(d.deliveries_per_second), 'headline'],
+      ['delivery: ratio to the ceiling (target ≥ 0.9)', String(d.ratio_to_ceiling), 'headline'],
       ['delivery: CPU ms per delivery', cpuCell(d.cpu.ms_per_unit)],
       ['delivery: cores used (relay / temporal / postgres)', `${d.cpu.cores.relay} / ${d.cpu.cores.temporal} / ${d.cpu.cores.postgres}`],
     );
   }
   if (f.paced) {
-    rows.push([`paced ${f.paced.events_per_second}/s: send → receive p50 / p99 / max ms`, `${f.paced.send_to_receive_ms.p50} / ${f.paced.send_to_receive_ms.p99} / ${f.paced.send_to_receive_ms.max}`]);
+    rows.push([`paced ${f.paced.events_per_second}/s: send → receive p50 / p99 / max ms`, `${f.paced.send_to_receive_ms.p50} / ${f.paced.send_to_receive_ms.p99} / ${f.paced.send_to_receive_ms.max}`, 'headline']);
     const t = f.paced.timeline_ms;
     if (t) rows.push(['paced: median ms to commit / fan-out / claim / receiver / record', `${t.to_ingest_commit} / ${t.to_fan_out} / ${t.to_claim} / ${t.to_receiver} / ${t.to_record}`]);
   }
@@ -101,10 +104,10 @@ export function userPathRows(f: UserPathFigures): Array<[string, string]> {
 const PARTS_LABEL = 'npm / relay / temporal / pg backends (n) / pg other';
 
 /** PSS of the stack (bench/stack-memory.ts) and the relay process's split, at one moment. */
-function memoryRows(m: StackMemory, when: string): Array<[string, string]> {
+function memoryRows(m: StackMemory, when: string): Row[] {
   const target = when === 'idle after start' ? 300 : 512;
-  const rows: Array<[string, string]> = [
-    [`PSS ${when}, MiB (target ≤ ${target})`, String(m.pss_mib.total)],
+  const rows: Row[] = [
+    [`PSS ${when}, MiB (target ≤ ${target})`, String(m.pss_mib.total), 'headline'],
     [`PSS ${when}: ${PARTS_LABEL}`, STACK_PARTS.map((p) => memoryCell(m, p)).join(' / ')],
   ];
   const h = m.relay_heap;
@@ -115,12 +118,14 @@ function memoryRows(m: StackMemory, when: string): Array<[string, string]> {
   return rows;
 }
 
-export function table(runs: UserPathFigures[], names: string[]): string {
-  const rows = runs.map(userPathRows);
+/** The runs side by side: every row, or only the headline rows, or only the others. */
+export function table(runs: UserPathFigures[], names: string[], rows: 'all' | 'headline' | 'others' = 'all'): string {
+  const perRun = runs.map(userPathRows);
+  const wanted = perRun[0].map((row, r) => ({ row, r })).filter(({ row }) => rows === 'all' || (row[2] === 'headline') === (rows === 'headline'));
   return [
     `| measure | ${names.join(' | ')} |`,
     `|---|${names.map(() => '---').join('|')}|`,
-    ...rows[0].map(([label], r) => `| ${label} | ${rows.map((cells) => cells[r]?.[1] ?? '').join(' | ')} |`),
+    ...wanted.map(({ row: [label], r }) => `| ${label} | ${perRun.map((cells) => cells[r]?.[1] ?? '').join(' | ')} |`),
   ].join('\n');
 }
 
@@ -177,7 +182,11 @@ export function writeDoc(f: UserPathFigures, opts: UserPathOptions): void {
       '',
       `${m.cpus} cores (${m.model ?? 'unknown CPU'}), the service on Node ${f.node}, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC; other work may share the machine (the load average is in the table).`,
       '',
-      table([f], ['`npm start`']),
+      table([f], ['`npm start`'], 'headline'),
+      '',
+      'The other measures of the same run:',
+      '',
+      table([f], ['`npm start`'], 'others'),
       '',
       ...(f.memory.after ? ['After the run, by process (MiB; PSS = anonymous + file + shared memory, each page divided among the processes that map it; RSS counts it in each):', '', processTable(f.memory.after), ''] : []),
       'Targets on a quiet 2-core machine: deliveries/s ≥ 0.9 of the ceiling; ingest ≥ 4,000 events/s at p99 ≤ 60 ms; paced p50 ≤ 10 ms, p99 ≤ 30 ms; the whole stack ≤ 300 MiB PSS idle and ≤ 512 MiB after the run, the relay process ≤ 200 MiB. Before/after on one machine: `npm run bench:user -- --compare <other checkout> --rounds 2`; two Node versions: `npm run bench:user -- --compare-node <path to another node> --rounds 2`. What the CPU goes to: docs/internals/benchmark-methods.md ("Delivery").',
