@@ -22,7 +22,7 @@ export default tseslint.config(
   },
   {
     files: ['**/*.js', '**/*.cjs'],
-    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly', process: 'readonly' } },
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly', process: 'readonly', fetch: 'readonly', AbortSignal: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {

@@ -25,6 +25,7 @@ const VERSION_FILES = [
   ['schema/openapi.json', [['info', 'version']]],
 ];
 const IMAGE = process.env.RELAY_IMAGE || 'webhook-relay';
+const CHART = 'deploy/helm/relay/Chart.yaml';
 const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$/;
 
 class ReleaseError extends Error {}
@@ -61,6 +62,13 @@ function dockerfileVersion(text, version) {
     found: defaults.length ? defaults[defaults.length - 1] : '',
     text: version === undefined ? text : text.replace(arg, (_m, head, quote) => `${head}${quote}${version}${quote}`),
   };
+}
+
+/** The Helm chart's `version` and `appVersion` (deploy/helm/relay/Chart.yaml): the same as the relay's. */
+function chartVersions(text, version) {
+  const line = /^(version|appVersion): "?([^"\s]+)"?[ \t]*$/gm;
+  const found = [...text.matchAll(line)].map((m) => m[2]);
+  return { found, text: version === undefined ? text : text.replace(line, (_m, key) => `${key}: ${key === 'appVersion' ? `"${version}"` : version}`) };
 }
 
 /** CHANGELOG.md's [Unreleased] entries, and the text with them moved under `## [<version>] - <date>`. */
@@ -121,6 +129,12 @@ function plan(version, date) {
       edits.push(['Dockerfile', before, text]);
     }
   }
+  if (fs.existsSync(path.join(ROOT, CHART))) {
+    const before = read(CHART);
+    const { found, text } = chartVersions(before, version);
+    versions[CHART] = found.join(', ');
+    edits.push([CHART, before, text]);
+  }
   const changelog = read('CHANGELOG.md');
   const { entries, text } = changelogRelease(changelog, version, date);
   edits.push(['CHANGELOG.md', changelog, text]);
@@ -158,8 +172,9 @@ function podman() {
 function imageBuild(version, commit) {
   const revision = ['--build-arg', `RELAY_VERSION=${version}`, '--build-arg', `RELAY_REVISION=${commit}`];
   return [
-    ['build', '-t', `${IMAGE}:${version}`, ...revision, '.'],
-    ['build', '--target', 'cli', '-t', `${IMAGE}-cli:${version}`, ...revision, '.'],
+    // Docker's format: the OCI format has no HEALTHCHECK, and podman would drop the Dockerfile's.
+    ['build', '--format', 'docker', '-t', `${IMAGE}:${version}`, ...revision, '.'],
+    ['build', '--format', 'docker', '--target', 'cli', '-t', `${IMAGE}-cli:${version}`, ...revision, '.'],
   ];
 }
 
@@ -238,7 +253,7 @@ function main(argv) {
   }
 }
 
-module.exports = { VERSION_FILES, jsonVersions, dockerfileVersion, changelogRelease, changelogLatest, compareVersions };
+module.exports = { VERSION_FILES, CHART, jsonVersions, dockerfileVersion, chartVersions, changelogRelease, changelogLatest, compareVersions };
 
 if (require.main === module) {
   try {

@@ -7,6 +7,8 @@ const REPO = path.resolve(__dirname, '..', '..');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const release = require('../../scripts/release.js') as {
   VERSION_FILES: Array<[string, string[][]]>;
+  CHART: string;
+  chartVersions(text: string, version?: string): { found: string[]; text: string };
   jsonVersions(text: string, keys: string[][], version?: string): { found: unknown[]; text: string };
   dockerfileVersion(text: string, version?: string): { found: string | null; text: string };
   changelogRelease(text: string, version: string, date: string): { entries: string; text: string };
@@ -29,6 +31,7 @@ describe('releases', () => {
     }
     const image = release.dockerfileVersion(read(REPO, 'Dockerfile'));
     if (image.found !== null) expect(['Dockerfile', image.found]).toEqual(['Dockerfile', version]);
+    expect(release.chartVersions(read(REPO, release.CHART)).found).toEqual([version, version]);
     expect(release.changelogLatest(read(REPO, 'CHANGELOG.md'))).toBe(version);
   });
 
@@ -113,7 +116,7 @@ describe('releases', () => {
       expect(dry.stdout).toContain(`Dry run: nothing is changed. Release ${versionOf(clone)} -> 9.1.0`);
       for (const [file] of release.VERSION_FILES) expect(dry.stdout).toMatch(new RegExp(`  ${file.replace('.', '\\.')} +[0-9.]+(, [0-9.]+)? -> 9\\.1\\.0`));
       expect(dry.stdout).toContain("The release test's own entry.");
-      expect(dry.stdout).toContain('podman build -t webhook-relay:9.1.0 --build-arg RELAY_VERSION=9.1.0 --build-arg RELAY_REVISION=<the release commit> .   (printed, not run: no podman here)');
+      expect(dry.stdout).toContain('podman build --format docker -t webhook-relay:9.1.0 --build-arg RELAY_VERSION=9.1.0 --build-arg RELAY_REVISION=<the release commit> .   (printed, not run: no podman here)');
       expect(dry.stdout).toContain('git tag -a v9.1.0');
       expect(git(['status', '--porcelain'])).toBe('');
       expect(git(['rev-parse', 'HEAD'])).toBe(head);
@@ -130,10 +133,11 @@ describe('releases', () => {
       expect(git(['rev-parse', 'v9.2.0^{commit}'])).toBe(commit);
       expect(git(['tag', '-l', '--format=%(contents)', 'v9.2.0'])).toContain("The release test's own entry.");
       expect(git(['status', '--porcelain'])).toBe('');
-      expect(out.stdout).toContain(`podman build -t webhook-relay:9.2.0 --build-arg RELAY_VERSION=9.2.0 --build-arg RELAY_REVISION=${commit} .`);
+      expect(out.stdout).toContain(`podman build --format docker -t webhook-relay:9.2.0 --build-arg RELAY_VERSION=9.2.0 --build-arg RELAY_REVISION=${commit} .`);
       expect(out.stdout).toContain('git push origin HEAD v9.2.0');
 
       for (const [file, keys] of release.VERSION_FILES) expect([file, release.jsonVersions(read(clone, file), keys).found]).toEqual([file, keys.map(() => '9.2.0')]);
+      expect(read(clone, release.CHART)).toMatch(/^version: 9\.2\.0\n(.*\n)*appVersion: "9\.2\.0"$/m);
       const changelog = read(clone, 'CHANGELOG.md');
       expect(changelog).toContain(`## [Unreleased]\n\n## [9.2.0] - ${today}\n\n### Fixed\n\n- The release test's own entry.\n`);
       expect(changelog).toBe(release.changelogRelease(unreleased, '9.2.0', today).text);
