@@ -31,7 +31,7 @@ describe('schemas API (REST and GraphQL, real PostgreSQL)', () => {
     token = await tokenFor(api.container, ws.user.id);
     viewerToken = await tokenFor(api.container, viewer.id);
     projectId = ws.project.id;
-    const { endpoint } = await createEndpoint(api.container, em, ws.project, { name: 'GitHub', provider: 'codehost_a' });
+    const { endpoint } = await createEndpoint(api.container, em, ws.project, { name: 'Codehost A', provider: 'codehost_a' });
     sourceId = endpoint.id;
     systemId = (await api.container.orm.em.getConnection().execute<Array<{ id: string }>>('select id from webhook_endpoints where project_id = ? and is_system', [projectId]))[0].id;
     for (const payload of [...examplesOf('push'), ...examplesOf('issues')]) await insertEvent(api.container, endpoint, { eventType: payload.commits ? 'push' : 'issues', payload });
@@ -50,7 +50,7 @@ describe('schemas API (REST and GraphQL, real PostgreSQL)', () => {
   it("lists a source's event types with their JSON Schema, counts and examples", async () => {
     const res = await call('GET', `/v1/endpoints/${sourceId}/schemas`);
     expect(res.status).toBe(200);
-    expect(res.body.source).toEqual({ id: sourceId, name: 'GitHub', slug: expect.any(String), schema_alerts: 'changes', silence_alerts: 'learned', expected_interval_seconds: null });
+    expect(res.body.source).toEqual({ id: sourceId, name: 'Codehost A', slug: expect.any(String), schema_alerts: 'changes', silence_alerts: 'learned', expected_interval_seconds: null });
     expect(res.body.activity).toMatchObject({ event_count: 37, untracked_event_count: 0, last_event_at: expect.any(String), learned_interval_seconds: null, expected_within_seconds: null, silent_since: null });
     expect(res.body.warmup_events).toBe(20);
     expect(res.body.data.map((s: { event_type: string }) => s.event_type)).toEqual(['issues', 'push']);
@@ -124,7 +124,7 @@ describe('schemas API (REST and GraphQL, real PostgreSQL)', () => {
     expect(res.body.paths.find((p: { path: string }) => p.path === 'issue.number').types).toEqual({ string: 1 });
     const issues = await call('GET', `/v1/issues?endpoint_id=${sourceId}`);
     expect(issues.body.data).toEqual([
-      expect.objectContaining({ cause: 'schema_changed', state: 'resolved', destination: null, source: { id: sourceId, name: 'GitHub', slug: expect.any(String) }, event_type: 'issues' }),
+      expect.objectContaining({ cause: 'schema_changed', state: 'resolved', destination: null, source: { id: sourceId, name: 'Codehost A', slug: expect.any(String) }, event_type: 'issues' }),
     ]);
     const retry = await call('POST', `/v1/issues/${issues.body.data[0].id}/retry`, {});
     expect(retry.status).toBe(409);

@@ -54,20 +54,30 @@ describe('schema drift and silence (the running service, real worker and Tempora
   const call = (method: string, p: string, body?: unknown) => rest(service.baseUrl, method, p, { token, body });
   const alerts = () => receiver.requests.map((r) => JSON.parse(r.body) as Envelope);
 
-  /** Posts a payload through the source's ingress as codehost_a would: signed, its event type in a header. */
+  /**
+   * Posts a payload through the source's ingress as codehost_a would: signed, its event type in a header, sent
+   * again after the Retry-After of a 429 (the free plan's per-source cap is below what a fast machine posts).
+   */
   async function post(type: string, payload: unknown): Promise<string> {
     const body = JSON.stringify(payload);
-    const res = await fetch(`${service.baseUrl}/hooks/${source.slug}`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-codehosta-event': type,
-        'x-hub-signature-256': `sha256=${createHmac('sha256', source.signing_secret).update(body).digest('hex')}`,
-      },
-      body,
-    });
-    if (res.status !== 202) throw new Error(`ingress answered ${res.status}: ${await res.text()}`);
-    return ((await res.json()) as { event_id: string }).event_id;
+    for (;;) {
+      const res = await fetch(`${service.baseUrl}/hooks/${source.slug}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-codehosta-event': type,
+          'x-hub-signature-256': `sha256=${createHmac('sha256', source.signing_secret).update(body).digest('hex')}`,
+        },
+        body,
+      });
+      if (res.status === 429) {
+        await res.arrayBuffer();
+        await new Promise((r) => setTimeout(r, Number(res.headers.get('retry-after') ?? 1) * 1000));
+        continue;
+      }
+      if (res.status !== 202) throw new Error(`ingress answered ${res.status}: ${await res.text()}`);
+      return ((await res.json()) as { event_id: string }).event_id;
+    }
   }
 
   const schemas = async () => (await call('GET', `/v1/endpoints/${source.id}/schemas`)).body;
@@ -83,7 +93,7 @@ describe('schema drift and silence (the running service, real worker and Tempora
     receiver = await startReceiver();
     const signup = await rest(service.baseUrl, 'POST', '/v1/auth/signup', { body: { email: uniqueEmail('schemas'), password: PASSWORD } });
     token = signup.body.access_token;
-    const created = await call('POST', '/v1/endpoints', { name: 'GitHub', slug: `github-${Date.now()}`, provider: 'codehost_a' });
+    const created = await call('POST', '/v1/endpoints', { name: 'Codehost A', slug: `codehost-a-${Date.now()}`, provider: 'codehost_a' });
     expect(created.status).toBe(201);
     source = created.body;
     projectId = created.body.project_id;
@@ -128,7 +138,7 @@ describe('schema drift and silence (the running service, real worker and Tempora
       project: { id: projectId },
       dashboard_url: expect.stringMatching(new RegExp(`^http://[^/]+/endpoints/${source.id}\\?project=${projectId}$`)),
       data: {
-        source: { id: source.id, name: 'GitHub', slug: source.slug },
+        source: { id: source.id, name: 'Codehost A', slug: source.slug },
         event_type: 'issues',
         change: { kind: 'changed', added: [], removed: ['issue.user.login'], retyped: [] },
         event: { id: removedId },
@@ -176,11 +186,11 @@ describe('schema drift and silence (the running service, real worker and Tempora
     const cli = runCli(['schema', source.slug, '--typescript', '--api-url', service.baseUrl], { RELAY_API_KEY: key.body.key, XDG_CONFIG_HOME: work });
     expect(await cli.exited).toBe(0);
     expect(cli.stdout()).toContain('export interface IssuesEvent {');
-    fs.writeFileSync(path.join(work, 'github-events.ts'), cli.stdout());
-    const lines = ["import type { GitHubEvents } from './github-events';"];
+    fs.writeFileSync(path.join(work, 'codehost-a-events.ts'), cli.stdout());
+    const lines = ["import type { CodehostAEvents } from './codehost-a-events';"];
     CORPUS.forEach((e, k) => {
       fs.writeFileSync(path.join(work, `e${k}.json`), JSON.stringify(e.payload));
-      lines.push(`import e${k} from './e${k}.json';`, `export const t${k}: GitHubEvents[${JSON.stringify(e.type)}] = e${k};`);
+      lines.push(`import e${k} from './e${k}.json';`, `export const t${k}: CodehostAEvents[${JSON.stringify(e.type)}] = e${k};`);
     });
     fs.writeFileSync(path.join(work, 'corpus.ts'), `${lines.join('\n')}\n`);
     const flags = ['--noEmit', '--strict', '--resolveJsonModule', '--esModuleInterop', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--skipLibCheck'];
@@ -196,7 +206,7 @@ describe('schema drift and silence (the running service, real worker and Tempora
     expect(JSON.parse(one.stdout())).toMatchObject({ $schema: 'https://json-schema.org/draft/2020-12/schema', title: 'push', type: 'object' });
     const missing = runCli(['schema', source.slug, 'no_such_type', '--api-url', service.baseUrl], { RELAY_API_KEY: key.body.key, XDG_CONFIG_HOME: work });
     expect(await missing.exited).toBe(1);
-    expect(missing.stderr()).toMatch(/^relay: github-\d+ has received no event of type "no_such_type"; its types: "branch_protection_rule", /);
+    expect(missing.stderr()).toMatch(/^relay: codehost-a-\d+ has received no event of type "no_such_type"; its types: "branch_protection_rule", /);
   }, 120_000);
 
   it('a source that goes quiet past its expected interval alerts once, and resolves when events return', async () => {

@@ -60,32 +60,32 @@ describe('schema learner and silence check (real PostgreSQL)', () => {
   beforeEach(clearOccurrences);
 
   it('learns a corpus of real payloads (58 event types) without an alert, then alerts once per change with the right paths', async () => {
-    const github = await source({ name: 'GitHub', provider: 'codehost_a' });
-    for (const e of CORPUS) await insertEvent(container, github, { eventType: e.type, payload: e.payload });
+    const codehost = await source({ name: 'Codehost A', provider: 'codehost_a' });
+    for (const e of CORPUS) await insertEvent(container, codehost, { eventType: e.type, payload: e.payload });
     expect(await learnAll()).toBe(CORPUS.length);
 
     const schemas = await sql<{ event_type: string; event_count: string; learned_count: string; path_count: number }>(
       container,
       'select event_type, event_count, learned_count, path_count from event_schemas where endpoint_id = ? order by event_type',
-      [github.id],
+      [codehost.id],
     );
     expect(schemas.map((s) => s.event_type)).toEqual([...CORPUS_TYPES].sort());
     expect(schemas.find((s) => s.event_type === 'issues')).toMatchObject({ event_count: '29', learned_count: '29' });
     // Additions after the warm-up (three of them in this corpus) are recorded, and alert nobody.
-    const history = await sql<{ kind: string; alerted: boolean; removed: string[]; retyped: unknown[] }>(container, 'select kind, alerted, removed, retyped from schema_changes where endpoint_id = ?', [github.id]);
+    const history = await sql<{ kind: string; alerted: boolean; removed: string[]; retyped: unknown[] }>(container, 'select kind, alerted, removed, retyped from schema_changes where endpoint_id = ?', [codehost.id]);
     expect(history.every((c) => c.kind === 'changed' && !c.alerted && c.removed.length === 0 && c.retyped.length === 0)).toBe(true);
-    expect(await sql(container, 'select 1 from issues where endpoint_id = ?', [github.id])).toEqual([]);
+    expect(await sql(container, 'select 1 from issues where endpoint_id = ?', [codehost.id])).toEqual([]);
     expect(await occurrences()).toEqual([]);
 
     // A removed path (present in all 29 issues events).
     const removed = clone(examplesOf('issues')[0]);
     delete removed.issue.user.login;
-    const removedId = await insertEvent(container, github, { eventType: 'issues', payload: removed });
+    const removedId = await insertEvent(container, codehost, { eventType: 'issues', payload: removed });
     await learnAll();
     let [occurrence] = await occurrences();
-    expect(occurrence).toMatchObject({ type: 'relay.source.schema_changed', coalesce_key: `schema:${github.id}:issues` });
+    expect(occurrence).toMatchObject({ type: 'relay.source.schema_changed', coalesce_key: `schema:${codehost.id}:issues` });
     expect(occurrence.data).toMatchObject({
-      source: { id: github.id, name: 'GitHub', slug: github.slug },
+      source: { id: codehost.id, name: 'Codehost A', slug: codehost.slug },
       event_type: 'issues',
       change: { kind: 'changed', added: [], removed: ['issue.user.login'], retyped: [] },
       event: { id: removedId },
@@ -94,20 +94,20 @@ describe('schema learner and silence check (real PostgreSQL)', () => {
     const [issue] = await sql<{ id: string; cause: string; state: string; endpoint_id: string; destination_id: string | null; last_error: string }>(
       container,
       'select id, cause, state, endpoint_id, destination_id, last_error from issues where endpoint_id = ?',
-      [github.id],
+      [codehost.id],
     );
     expect(issue).toMatchObject({ cause: 'schema_changed', state: 'open', destination_id: null, last_error: 'removed issue.user.login' });
 
     // The same change again: learned already, no alert.
     await clearOccurrences();
-    await insertEvent(container, github, { eventType: 'issues', payload: removed });
+    await insertEvent(container, codehost, { eventType: 'issues', payload: removed });
     await learnAll();
     expect(await occurrences()).toEqual([]);
 
     // A retyped path: a second change of the same type grows the same issue, and alerts (it is news).
     const retyped = clone(examplesOf('issues')[1]);
     retyped.issue.number = String(retyped.issue.number);
-    await insertEvent(container, github, { eventType: 'issues', payload: retyped });
+    await insertEvent(container, codehost, { eventType: 'issues', payload: retyped });
     await learnAll();
     [occurrence] = await occurrences();
     expect(occurrence.data.change).toMatchObject({ removed: [], retyped: [{ path: 'issue.number', from: ['integer'], to: ['string'] }] });
@@ -117,21 +117,21 @@ describe('schema learner and silence check (real PostgreSQL)', () => {
     await clearOccurrences();
     const added = clone(examplesOf('issues')[2]);
     added.issue.ai_summary = { text: 'Looks like a bug' };
-    await insertEvent(container, github, { eventType: 'issues', payload: added });
+    await insertEvent(container, codehost, { eventType: 'issues', payload: added });
     await learnAll();
     expect(await occurrences()).toEqual([]);
-    const [addition] = await sql<{ added: string[]; alerted: boolean }>(container, `select added, alerted from schema_changes where endpoint_id = ? order by id desc limit 1`, [github.id]);
+    const [addition] = await sql<{ added: string[]; alerted: boolean }>(container, `select added, alerted from schema_changes where endpoint_id = ? order by id desc limit 1`, [codehost.id]);
     expect(addition).toEqual({ added: ['issue.ai_summary'], alerted: false });
 
     // A new event type, once the source's learning window is over: its own issue.
-    await age(github);
-    const fresh = await insertEvent(container, github, { eventType: 'sponsorship_tier', payload: { action: 'created', tier: { name: 'Gold' } } });
+    await age(codehost);
+    const fresh = await insertEvent(container, codehost, { eventType: 'sponsorship_tier', payload: { action: 'created', tier: { name: 'Gold' } } });
     await learnAll();
     [occurrence] = await occurrences();
     expect(occurrence.data).toMatchObject({ event_type: 'sponsorship_tier', change: { kind: 'new_event_type', added: [], removed: [], retyped: [] }, event: { id: fresh } });
     expect(occurrence.data.issue.id).not.toBe(issue.id);
     await clearOccurrences();
-    await insertEvent(container, github, { eventType: 'sponsorship_tier', payload: { action: 'created', tier: { name: 'Silver' } } });
+    await insertEvent(container, codehost, { eventType: 'sponsorship_tier', payload: { action: 'created', tier: { name: 'Silver' } } });
     await learnAll();
     expect(await occurrences()).toEqual([]);
   });

@@ -57,7 +57,7 @@ const comment = (text: string) => `/** ${text.replace(/\*\//g, '*\\/')} */\n`;
 
 /**
  * One module: an exported type per event type, a map from each event type to its type, and their
- * union. `source` names the map (`GitHub` → `GitHubEvents`).
+ * union. `source` names the map (`Codehost A` → `CodehostAEvents`).
  */
 export function typescriptModule(source: { name: string; slug: string }, schemas: Array<{ eventType: string; jsonSchema: InferredJsonSchema }>, generatedAt: string): string {
   const used = new Set<string>();
