@@ -21,6 +21,8 @@ export type AccessRequirement =
 
 export interface ScopeHints {
   projectId?: string;
+  /** Where projectId came from, as its error names it (`projectId`, `project_id`); `project_id` when unset. */
+  projectFrom?: string;
   organizationId?: string;
 }
 
@@ -43,8 +45,22 @@ export async function authorize(ctx: RequestContext, req: AccessRequirement, hin
     case 'organization':
       return authorizeOrganization(ctx, req.permission, hints.organizationId);
     case 'project':
-      return authorizeProject(ctx, req.permission, hints.projectId ?? ctx.projectHint);
+      // The header is checked even when the path or body names the project: a malformed selection is never ignored.
+      checkProjectSelection(ctx.projectHint, ctx.projectHintFrom);
+      if (hints.projectId === undefined) return authorizeProject(ctx, req.permission, ctx.projectHint);
+      checkProjectSelection(hints.projectId, hints.projectFrom);
+      return authorizeProject(ctx, req.permission, hints.projectId);
   }
+}
+
+/**
+ * A project selection must be a project's id. An empty one (`X-Project-Id:` with no value, `?project_id=`) is
+ * refused rather than read as "none": a client whose variable is unset would otherwise act on the default project.
+ */
+function checkProjectSelection(projectId: string | undefined, from = 'project_id'): void {
+  if (projectId === undefined || isUuid(projectId)) return;
+  const why = projectId === '' ? 'is empty: leave it out to use your default project' : "is not a project's id (a UUID)";
+  throw new ValidationError(`${from} ${why}.`, { field: from });
 }
 
 /** Throws the 403 that names the role needed; services use it for rules that depend on the target (e.g. managing owners). */
@@ -57,8 +73,6 @@ export function requireRole(role: Role, permission: Permission): void {
 
 async function authorizeProject(ctx: RequestContext, permission: Permission, projectId: string | undefined): Promise<ProjectContext> {
   const principal = ctx.principal!;
-  if (projectId !== undefined && !isUuid(projectId)) throw new ValidationError('project_id must be a UUID.', { field: 'project_id' });
-
   if (principal.kind === 'api_key') {
     // An API key lives in exactly one project; any other project does not exist for it.
     if (projectId && projectId !== principal.projectId) throw new NotFoundError('Project', projectId);

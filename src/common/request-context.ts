@@ -19,8 +19,10 @@ export interface RequestContext {
   principal: Principal | null;
   /** Why the presented credential was refused; raised only when an operation needs authentication. */
   authError?: AppError;
-  /** The project the caller selected (`X-Project-Id` header or `project_id` parameter), if any. */
+  /** The project the caller selected (`X-Project-Id` header or `project_id` parameter), if any; an empty one is kept, to be refused. */
   projectHint?: string;
+  /** Where projectHint came from, as its error names it (`X-Project-Id`, `project_id`); `project_id` when unset. */
+  projectHintFrom?: string;
   requestId: string;
   /** The caller's address (src/http/client-address.ts), for per-IP limits; absent for internal callers. */
   clientIp?: string;

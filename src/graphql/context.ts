@@ -17,10 +17,10 @@ export interface GraphQLContext {
 /** One forked EntityManager per operation (HTTP request or subscription message). */
 export async function createGraphQLContext(
   container: AppContainer,
-  credentials: { authorization?: string; projectId?: string; clientIp?: string },
+  credentials: { authorization?: string; projectId?: string; projectFrom?: string; clientIp?: string },
   requestId: string = randomUUID(),
 ): Promise<GraphQLContext> {
   const em = container.orm.em.fork();
   const { principal, error } = await resolvePrincipal(container, em, credentials.authorization);
-  return { ctx: { em, principal, authError: error, projectHint: credentials.projectId, requestId, clientIp: credentials.clientIp, container }, loaders: new Loaders() };
+  return { ctx: { em, principal, authError: error, projectHint: credentials.projectId, projectHintFrom: credentials.projectFrom, requestId, clientIp: credentials.clientIp, container }, loaders: new Loaders() };
 }

@@ -75,7 +75,8 @@ export function graphqlMiddleware(container: AppContainer, apollo: ApolloServer<
       context: async () => ({
         ...(await createGraphQLContext(
           container,
-          { authorization: ctx.get('authorization') || undefined, projectId: ctx.get('x-project-id') || undefined, clientIp: ctx.ip },
+          // An empty X-Project-Id is kept, to be refused as in REST (src/auth/access.ts).
+          { authorization: ctx.get('authorization') || undefined, projectId: ctx.headers['x-project-id'] as string | undefined, projectFrom: 'X-Project-Id', clientIp: ctx.ip },
           ctx.state.requestId,
         )),
         usage,

@@ -13,6 +13,7 @@ export function Scoped(requirement: AccessRequirement): ParameterDecorator {
   const decorator = createParameterDecorator<GraphQLContext>(({ context, args }) =>
     authorize(context.ctx, requirement, {
       projectId: typeof args.projectId === 'string' ? args.projectId : undefined,
+      projectFrom: 'projectId',
       organizationId: typeof args.organizationId === 'string' ? args.organizationId : undefined,
     }),
   );

@@ -70,7 +70,8 @@ export function route<A extends AccessRequirement, P = Record<string, never>, Q 
 
 function parse<T>(schema: ZodType<T> | undefined, value: unknown, where: 'path' | 'query' | 'body', body?: BodyFields): T {
   if (!schema) return (where === 'body' ? undefined : {}) as T;
-  return parseInput(schema, value ?? (where === 'body' ? {} : value), where === 'path' ? 'path parameter' : where, body);
+  // No body at all reads as `{}`; a JSON `null` is a body, and not an object: refused like any other non-object.
+  return parseInput(schema, where === 'body' && value === undefined ? {} : value, where === 'path' ? 'path parameter' : where, body);
 }
 
 /** What a body may carry beyond its schema (a project-scoped operation's `project_id`, like `X-Project-Id`), and which of its other fields are read-only. */
@@ -83,14 +84,21 @@ function firstString(value: unknown): string | undefined {
   return typeof value === 'string' && value ? value : undefined;
 }
 
+/** A project selection as sent, an empty one included (authorize refuses it: src/auth/access.ts). */
+function selection(value: unknown): string | undefined {
+  if (Array.isArray(value)) return selection(value[0]);
+  return typeof value === 'string' ? value : undefined;
+}
+
 export async function createRequestContext(container: AppContainer, http: Context): Promise<RequestContext> {
   const em = container.orm.em.fork();
   const { principal, error } = await resolvePrincipal(container, em, http.get('authorization') || undefined);
+  const header = selection(http.headers['x-project-id']);
   return {
     em,
     principal,
     authError: error,
-    projectHint: http.get('x-project-id') || firstString(http.query.project_id),
+    ...(header === undefined ? { projectHint: selection(http.query.project_id) } : { projectHint: header, projectHintFrom: 'X-Project-Id' }),
     requestId: http.state.requestId,
     clientIp: http.ip,
     container,
@@ -105,8 +113,11 @@ export function mountRoutes(router: Router, container: AppContainer, routes: Rou
       // Before the body's project_id is read as a hint below.
       assertNoNulCharacters(rawBody, 'body');
       const ctx = await createRequestContext(container, http);
+      const fromPath = firstString((params as Record<string, unknown>).projectId);
+      const fromBody = selection((rawBody as Record<string, unknown> | null | undefined)?.project_id);
       const hints = {
-        projectId: firstString((params as Record<string, unknown>).projectId) ?? firstString((rawBody as Record<string, unknown> | undefined)?.project_id) ?? ctx.projectHint,
+        projectId: fromPath ?? fromBody,
+        projectFrom: fromPath !== undefined ? 'projectId' : 'project_id',
         organizationId: firstString((params as Record<string, unknown>).organizationId),
       };
       // Who may call comes before what they sent: a caller without the role gets 401/403/404, never field errors (as in GraphQL).

@@ -54,6 +54,7 @@ export async function startApiServer(container: AppContainer, port = container.c
         return createGraphQLContext(container, {
           authorization: text(params.authorization ?? params.Authorization),
           projectId: text(params.projectId),
+          projectFrom: 'projectId',
           clientIp: clientAddress(ctx.extra.request, container.config.RELAY_TRUST_PROXY),
         });
       },

@@ -35,7 +35,7 @@ type Data = SubscribeResolverData<unknown, Record<string, string | undefined>, G
 
 /** The authorization of a subscription resolver: `read` on the project (argument, connection param, or the default project), recorded for the gate. */
 export async function authorizeSubscription({ args, context }: Data): Promise<ProjectContext> {
-  const ctx = await authorize(context.ctx, { scope: 'project', permission: 'read' }, { projectId: args.projectId });
+  const ctx = await authorize(context.ctx, { scope: 'project', permission: 'read' }, { projectId: args.projectId, projectFrom: 'projectId' });
   context.subscriptionProjectId = ctx.project.id;
   return ctx;
 }

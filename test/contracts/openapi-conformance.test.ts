@@ -66,4 +66,13 @@ describe('the OpenAPI document agrees with the service', () => {
       }
     }
   });
+
+  it('refuses a JSON null body (the document says an object), not reading it as no change', async () => {
+    const ws = await createWorkspace(api.container.orm.em.fork());
+    const token = await tokenFor(api.container, ws.user.id);
+    for (const [method, path] of [['PATCH', `/v1/projects/${ws.project.id}`], ['PATCH', '/v1/me'], ['POST', '/v1/endpoints']] as const) {
+      const res = await rest(api.baseUrl, method, path, { token, body: 'null' });
+      expect({ method, path, status: res.status, code: res.body?.error?.code, in: res.body?.error?.details?.in }).toEqual({ method, path, status: 400, code: 'invalid_input', in: 'body' });
+    }
+  });
 });
