@@ -20,9 +20,11 @@ export interface Readiness {
 }
 
 /**
- * What `/readyz` answers (the API's port, and a worker process's metrics port): PostgreSQL and
- * Temporal both answer, this process's worker (if it runs one) is connected and running, and
- * the process is not shutting down.
+ * What `/readyz` answers (the API's port, and a worker process's metrics port): PostgreSQL answers,
+ * this process's worker (if it runs one, so it needs Temporal) is connected and running, and the
+ * process is not shutting down. Temporal is reported but does not make an API process unready:
+ * ingress needs only PostgreSQL (the outbox holds events until workers can start their workflows),
+ * so a Temporal outage must not take every API replica out of its load balancer.
  */
 export async function readiness(container: AppContainer): Promise<Readiness> {
   if (isDraining(container)) return { ready: false, body: { status: 'draining', checks: {} } };
@@ -30,7 +32,7 @@ export async function readiness(container: AppContainer): Promise<Readiness> {
   const checks: Readiness['body']['checks'] = { database: database ? 'up' : 'down', temporal: temporal ? 'up' : 'down' };
   const worker = workerStateOf(container);
   if (worker !== undefined) checks.worker = worker === 'running' ? 'up' : 'down';
-  const ready = Object.values(checks).every((c) => c === 'up');
+  const ready = checks.database === 'up' && checks.worker !== 'down';
   return { ready, body: { status: ready ? 'ready' : 'not_ready', checks } };
 }
 
@@ -50,7 +52,7 @@ function currentReadiness(): Promise<Readiness> | null {
 /** What `/readyz` says, for alerting (deploy/prometheus/alerts.yml): a worker waiting for Temporal still serves `/metrics`. */
 new Gauge({
   name: 'relay_ready',
-  help: '1 when this process would answer /readyz with 200 (its dependencies answer, its worker runs, it is not draining), else 0.',
+  help: '1 when this process would answer /readyz with 200 (PostgreSQL answers, its worker runs, it is not draining), else 0.',
   registers: [metricsRegistry],
   async collect() {
     const answer = await currentReadiness();
