@@ -118,33 +118,40 @@ function readThreads(): { total: number; started: number; threads: Map<number, {
   return { total: self.ticks, started: self.started, threads };
 }
 
+/** Node's own helper threads by name, from Node 24 on (V8's platform workers, its delayed-task scheduler, the inspector's signal thread, libuv's pool). */
+const NODE_HELPER_THREADS = new Set(['V8Worker', 'DelayedTaskSche', 'SignalInspector', 'libuv-worker']);
+
 /**
- * Samples this process's CPU by thread group over a span (Linux /proc), in ms
+ * The group of one of this process's threads. Until Node 22 every Node thread is named like the process (`node`):
+ * those started with the process (within 2 s) are V8's and libuv's helpers, later ones Node worker threads. From
+ * Node 24 Node names its threads: `MainThread`, `WorkerThread` (a worker without a name: the SDK's workflow
+ * threads), and its helpers by role. Any other name is a Temporal core (Rust) thread.
+ */
+export function threadGroup(thread: { tid: number; comm: string; started: number }, process: { pid: number; comm: string; started: number }): string {
+  if (thread.tid === process.pid) return THREAD_GROUPS.main;
+  if (NODE_HELPER_THREADS.has(thread.comm)) return THREAD_GROUPS.helpers;
+  if (thread.comm === 'WorkerThread') return THREAD_GROUPS.workflow;
+  if (thread.comm === 'node' || thread.comm === process.comm) return thread.started - process.started <= 2 * TICKS ? THREAD_GROUPS.helpers : THREAD_GROUPS.workflow;
+  return THREAD_GROUPS.core;
+}
+
+/**
+ * Samples this process's CPU by thread group (`threadGroup`) over a span (Linux /proc), in ms
  * per `units` (deliveries). A CPU profile (`--cpu-prof`) cannot show this: it
  * samples wall time per JavaScript thread, so a thread blocked in native code
  * looks busy, and the Rust threads and V8's helpers do not appear at all.
- * Threads named like the process: the main thread; those started with the
- * process (within 2 s) are V8's and libuv's helpers; later ones are Node
- * worker threads (the SDK runs workflow code in one).
  */
 export function startThreadSampler(): (units: number) => Record<string, number> {
   const before = readThreads();
   return (units) => {
     const after = readThreads();
+    const self = { pid: process.pid, comm: after.threads.get(process.pid)?.comm ?? 'node', started: after.started };
     const used: Record<string, number> = {};
     let live = 0;
     for (const [tid, t] of after.threads) {
       const ticks = t.ticks - (before.threads.get(tid)?.ticks ?? 0);
       live += ticks;
-      const nodeThread = t.comm === 'node' || t.comm === after.threads.get(process.pid)?.comm;
-      const group =
-        tid === process.pid
-          ? THREAD_GROUPS.main
-          : t.comm === 'libuv-worker' || (nodeThread && t.started - after.started <= 2 * TICKS)
-            ? THREAD_GROUPS.helpers
-            : nodeThread
-              ? THREAD_GROUPS.workflow
-              : THREAD_GROUPS.core;
+      const group = threadGroup({ tid, ...t }, self);
       used[group] = (used[group] ?? 0) + ticks;
     }
     // Threads that exited within the span are in the process's total only.

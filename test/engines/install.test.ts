@@ -68,6 +68,17 @@ describe('the install (docs/benchmarks.md: install figures)', () => {
     expect(narrower).toEqual([]);
   });
 
+  it('the CLI package states the service’s Node range (package.json and its lock), and its bundled dependencies cover it', () => {
+    const cli = path.join(REPO, 'packages', 'cli');
+    const cliManifest = JSON.parse(fs.readFileSync(path.join(cli, 'package.json'), 'utf8')) as { engines?: { node?: string } };
+    const cliLock = JSON.parse(fs.readFileSync(path.join(cli, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
+    expect([cliManifest.engines?.node, cliLock.packages[''].engines?.node]).toEqual([manifest.engines.node, manifest.engines.node]);
+    const narrower = Object.entries(cliLock.packages)
+      .filter(([key, entry]) => key.startsWith('node_modules/') && entry.engines?.node && !semver.subset(manifest.engines.node, entry.engines.node))
+      .map(([key, entry]) => `${key.replace(/^.*node_modules\//, '')}@${entry.version}: ${entry.engines!.node}`);
+    expect(narrower).toEqual([]);
+  });
+
   it('nothing compiles at install: no package runs node-gyp or downloads a binary from an install script', () => {
     const compiling: string[] = [];
     for (const dir of packageDirs(path.join(REPO, 'node_modules'))) {
