@@ -1,4 +1,4 @@
-import { DELIVERY_STATUS_OUTCOMES } from '../packages/cli/src/shared/outcomes';
+import { ATTEMPT_STATUS_OUTCOMES } from '../packages/cli/src/shared/outcomes';
 import { sendAttempt } from '../src/deliveries/attempt-pipeline';
 import {
   type AttemptContext,
@@ -7,11 +7,10 @@ import {
   markDeliveryCanceled,
   outcomeOfStoredAttempt,
   recordAttempt,
-  releaseLease,
 } from '../src/deliveries/attempt-store';
 import { admissionAction } from '../src/deliveries/admission';
 import { circuitReachability, logCircuitTransition } from '../src/deliveries/circuit';
-import { decideAttempt, normalizeRetryPolicy, scheduleDeadline } from '../src/deliveries/retry-schedule';
+import { type AttemptDecision, decideAttempt, type DeliveryProgress, normalizeRetryPolicy, scheduleDeadline, scheduledAttempt } from '../src/deliveries/retry-schedule';
 import { withSpan } from '../src/telemetry/tracing';
 import { deliveryAttempts, deliveryDeferrals, deliveryFirstAttemptSeconds, deliveryRetriesScheduled, deliverySendSeconds } from '../src/metrics/metrics';
 import { PlatformCooldowns } from '../src/sending/platform-cooldowns';
@@ -40,26 +39,30 @@ export function createDeliveryActivities(deps: ActivityDeps) {
     maxCooldownSeconds: config.RELAY_CIRCUIT_MAX_COOLDOWN_SECONDS,
   };
 
-  /** Decides what one send means for the delivery and records it (releasing the lease and updating the circuit in the same statement). */
-  async function finish(ctx: AttemptContext, attemptNumber: number, result: SendResult, attemptId?: string): Promise<AttemptOutcome> {
+  /**
+   * Decides what one send means for the delivery and records it (releasing the lease and updating the circuit in the
+   * same statement): an answer that is waited out is recorded too, as a `rate_limited` attempt.
+   */
+  async function finish(ctx: AttemptContext, progress: DeliveryProgress, result: SendResult, attemptId?: string): Promise<AttemptOutcome> {
+    const { attemptNumber } = progress;
     const policy = normalizeRetryPolicy(ctx.destination.retryPolicy);
     const now = Date.now();
-    const decision = decideAttempt(result, attemptNumber, policy, { now, deadline: scheduleDeadline(ctx.createdAt, policy) });
+    const decision = decideAttempt(result, scheduledAttempt(progress), policy, {
+      now,
+      deadline: scheduleDeadline(ctx.createdAt, policy),
+      waits: progress.waits ?? 0,
+    });
     const labels = { destination_type: ctx.destination.type };
-    deliveryAttempts.inc({ ...labels, outcome: decision.kind === 'rate_limited' ? decision.kind : DELIVERY_STATUS_OUTCOMES[decision.kind] });
+    deliveryAttempts.inc({ ...labels, outcome: ATTEMPT_STATUS_OUTCOMES[decision.kind] });
     if (result.latencyMs !== null) deliverySendSeconds.observe(labels, result.latencyMs / 1000);
-    if (decision.kind === 'rate_limited') {
-      await releaseLease(knex(), ctx.deliveryId);
-      return decision;
-    }
-    const nextRetryAt = decision.kind === 'retrying' ? new Date(now + decision.delayMs) : null;
+    const nextRetryAt = decision.kind === 'retrying' || decision.kind === 'rate_limited' ? new Date(now + decision.delayMs) : null;
     const { circuitTransition, paused, ...outcome } = await recordAttempt(knex(), {
       ctx,
       attemptNumber,
       attemptId,
       status: decision.kind,
       nextRetryAt,
-      result,
+      result: { ...result, error: explained(result.error, decision) },
       circuit: { reachable: circuitReachability(result), ...circuitSettings },
     });
     if (circuitTransition) logCircuitTransition(deps.log, ctx.destination, circuitTransition, result.error);
@@ -79,7 +82,7 @@ export function createDeliveryActivities(deps: ActivityDeps) {
      * attempt sends and records nothing: the workflow waits on a timer and asks
      * again with the same attempt number (`waitRound` counts those refusals).
      */
-    async attemptDelivery(input: { deliveryId: string; attemptNumber: number; waitRound?: number }): Promise<AttemptOutcome> {
+    async attemptDelivery(input: { deliveryId: string } & DeliveryProgress): Promise<AttemptOutcome> {
       const { deliveryId, attemptNumber } = input;
       const timing = attemptTimer().begin(deliveryId, activityScheduledAt());
       const ctx = await loadAttemptContext(knex(), deliveryId, attemptNumber, admissionRequest);
@@ -93,6 +96,7 @@ export function createDeliveryActivities(deps: ActivityDeps) {
         now: Date.now(),
         deadline: scheduleDeadline(ctx.createdAt, normalizeRetryPolicy(ctx.destination.retryPolicy)),
         waitRound: input.waitRound ?? 0,
+        throttledMs: input.throttledMs ?? 0,
         random: Math.random,
       });
       const labels = { destination_type: ctx.destination.type };
@@ -103,8 +107,8 @@ export function createDeliveryActivities(deps: ActivityDeps) {
           timing.end({ destinationId: ctx.destination.id, attemptNumber, outcome: action.kind }, Date.now());
           return action;
         case 'expired':
-          // The circuit stayed open past the retry schedule's end: dead-lettered without a send (never immortal).
-          return finish(ctx, attemptNumber, notSent(ctx.payload, 'circuit open: the destination stayed unreachable until the retry schedule ended', { permanent: true, failure: 'circuit_open' }));
+          // The circuit stayed open past the retry schedule's end, or the throttled waits ran out: dead-lettered without a send (never immortal).
+          return finish(ctx, input, notSent(ctx.payload, action.error, { permanent: true, failure: action.failure }));
         case 'send':
           break;
       }
@@ -114,7 +118,7 @@ export function createDeliveryActivities(deps: ActivityDeps) {
       );
       if ('forwardId' in result) return { kind: 'awaiting_cli', forwardId: result.forwardId, waitMs: result.waitMs };
       timing.end({ destinationId: ctx.destination.id, attemptNumber, sendMs: result.latencyMs }, Date.now() - (result.latencyMs ?? 0));
-      return finish(ctx, attemptNumber, result);
+      return finish(ctx, input, result);
     },
 
     /**
@@ -122,13 +126,13 @@ export function createDeliveryActivities(deps: ActivityDeps) {
      * signalled, or the wait ran out): takes the answer and records the attempt.
      * Idempotent: a second run finds the attempt recorded.
      */
-    async completeCliAttempt(input: { deliveryId: string; attemptNumber: number; forwardId: string; waitMs: number }): Promise<AttemptOutcome> {
+    async completeCliAttempt(input: { deliveryId: string; forwardId: string; waitMs: number } & DeliveryProgress): Promise<AttemptOutcome> {
       const ctx = await loadAttemptContext(knex(), input.deliveryId, input.attemptNumber);
       if (!ctx) return { kind: 'gone' };
       if (ctx.storedAttempt) return outcomeOfStoredAttempt(ctx.storedAttempt, Date.now());
       const result = (await cliForwarder.collect(input.forwardId, input.waitMs)) ?? notSent(ctx.payload, 'the CLI forward was lost before its answer was read');
       // Recorded under the forward's id: the attempt was made when the forward was handed to the CLI (cliMissedEvents relies on it).
-      return finish(ctx, input.attemptNumber, result, input.forwardId);
+      return finish(ctx, input, result, input.forwardId);
     },
 
     /** Records a cancel that reached the workflow (API signal, or Temporal UI/CLI cancel). Idempotent. */
@@ -136,4 +140,11 @@ export function createDeliveryActivities(deps: ActivityDeps) {
       await knex().transaction((trx) => markDeliveryCanceled(trx, input.deliveryId, 'Canceled before this attempt was made.'));
     },
   };
+}
+
+/** The recorded error says what became of an answer that asked to wait: waited out, or counted and why. */
+function explained(error: string | null, decision: AttemptDecision): string | null {
+  if (decision.kind === 'rate_limited') return `${error ?? 'asked to wait'}; waited out, not counted towards max_attempts`;
+  if ((decision.kind === 'retrying' || decision.kind === 'failed') && decision.note) return `${error ?? 'asked to wait'}; ${decision.note}`;
+  return error;
 }

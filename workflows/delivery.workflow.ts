@@ -3,13 +3,17 @@ import {
   condition,
   defineSignal,
   isCancellation,
+  makeContinueAsNewFunc,
+  patched,
   proxyLocalActivities,
   setHandler,
   upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { AttemptOutcome, RelayActivities } from '../activities';
 import type { DeliveryStatus } from '../src/common/types';
+import type { DeliveryProgress } from '../src/deliveries/retry-schedule';
 import type { SEARCH_ATTRIBUTES } from '../src/temporal/search-attributes';
 
 /** Small on purpose: the activity reads everything else from PostgreSQL. */
@@ -17,7 +21,18 @@ export interface DeliveryWorkflowInput {
   deliveryId: string;
   /** One attempt's send time limit (RELAY_DELIVERY_TIMEOUT_MS); the activity gets a margin on top. */
   attemptTimeoutMs: number;
+  /** Where the previous run stopped, when this run continues it (continue-as-new); absent on the first run. */
+  progress?: Required<DeliveryProgress>;
+  /** Continue as new once the history has this many events (default HISTORY_EVENT_LIMIT; tests lower it). */
+  historyEventLimit?: number;
 }
+
+/**
+ * A delivery's history stays short however long a receiver keeps it waiting (throttled behind its own slow
+ * destination for hours, waits asked by its answers): past this many events the workflow continues as new,
+ * carrying its progress. Well under Temporal's own limits (50,000 events; it suggests continuing at 4 Ki).
+ */
+export const HISTORY_EVENT_LIMIT = 2000;
 
 /** Ends a queued or retrying delivery (docs/delivery.md#replay-cancel-and-bulk-actions); the cancel service sends it. */
 export const cancelDeliverySignal = defineSignal('cancelDelivery');
@@ -38,12 +53,17 @@ function setStatus(status: DeliveryStatus): void {
  * Each attempt is ONE local activity (admission, route, transform, render, send,
  * record), so a delivery that succeeds at once costs a single workflow task.
  * Every wait is here, on durable timers, never in a worker slot
- * (docs/internals/delivery.md "Capacity and isolation"):
+ * (docs/internals/delivery.md "Capacity and isolation"), and every wait is bounded (docs/receiver-signals.md):
  * - between attempts (the activity has recorded `retrying` and `next_retry_at`, or `failed` and the dead-letter mark);
+ * - an answer waited out (a 429, a 503 with Retry-After): recorded as a `rate_limited` attempt that the retry schedule
+ *   does not count; the activity stops granting them past the schedule's end or MAX_WAITS_PER_ATTEMPT in a row;
  * - a throttled attempt (the destination has max_concurrency attempts in flight) or a deferred one (its circuit is
- *   open): nothing was sent or counted; the same attempt asks again after the wait;
+ *   open): nothing was sent or counted; the same attempt asks again after the wait (deferrals end with the schedule,
+ *   throttled waits with THROTTLE_BUDGET_MS);
  * - a `cli` forward: the attempt hands it to the tunnel and returns; the CLI's answer arrives as the `cliAnswer`
  *   signal, raced against the attempt's time limit, and a second local activity records it.
+ * Between attempts, past `historyEventLimit` events, the workflow continues as new with its progress (signals sent
+ * meanwhile reach the new run: they address the workflow id).
  */
 export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<DeliveryStatus | 'gone'> {
   const { attemptDelivery, completeCliAttempt, cancelDelivery } = proxyLocalActivities<RelayActivities>({
@@ -65,21 +85,29 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
     setStatus('canceled');
     return 'canceled';
   };
+  const historyEventLimit = input.historyEventLimit ?? HISTORY_EVENT_LIMIT;
+  const historyFull = () => {
+    const info = workflowInfo();
+    return info.continueAsNewSuggested || info.historyLength >= historyEventLimit;
+  };
 
-  let attemptNumber = 1;
-  let waitRound = 0;
+  const progress: Required<DeliveryProgress> = input.progress ?? { attemptNumber: 1, counted: 0, waits: 0, waitRound: 0, throttledMs: 0 };
   try {
     for (;;) {
       if (cancelRequested) return await finishCanceled();
+      // Asked only once the history is long, so a short delivery's history has no patch marker.
+      if (historyFull() && patched('continue-as-new')) {
+        // The search attributes as they stand (the status included) go with it.
+        await makeContinueAsNewFunc<typeof deliveryWorkflow>({ typedSearchAttributes: workflowInfo().typedSearchAttributes })({ ...input, progress });
+      }
+      const { deliveryId } = input;
       // An attempt in flight finishes and is recorded even if a cancel arrives meanwhile.
-      let outcome: AttemptOutcome = await CancellationScope.nonCancellable(() =>
-        attemptDelivery({ deliveryId: input.deliveryId, attemptNumber, waitRound }),
-      );
+      let outcome: AttemptOutcome = await CancellationScope.nonCancellable(() => attemptDelivery({ deliveryId, ...progress }));
       if (outcome.kind === 'awaiting_cli') {
         const { forwardId, waitMs } = outcome;
         await condition(() => answered.has(forwardId), waitMs);
         answered.delete(forwardId);
-        outcome = await CancellationScope.nonCancellable(() => completeCliAttempt({ deliveryId: input.deliveryId, attemptNumber, forwardId, waitMs }));
+        outcome = await CancellationScope.nonCancellable(() => completeCliAttempt({ deliveryId, ...progress, forwardId, waitMs }));
       }
       switch (outcome.kind) {
         case 'gone':
@@ -92,15 +120,23 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
           return outcome.kind;
         case 'retrying':
           setStatus('retrying');
-          attemptNumber += 1;
-          waitRound = 0;
+          Object.assign(progress, { attemptNumber: progress.attemptNumber + 1, counted: progress.counted + 1, waits: 0, waitRound: 0 });
           break;
         case 'throttled':
+          progress.waitRound += 1;
+          progress.throttledMs += outcome.delayMs;
+          break;
         case 'deferred':
-          waitRound += 1;
+          progress.waitRound += 1;
           break;
         case 'rate_limited':
-          break; // same attempt number: a platform's 429 is not a failure
+          // Recorded as an attempt of its own kind: the next one takes the next number, and counts the same.
+          if (outcome.recorded) {
+            // The delivery reads `retrying` from the first answer waited out or counted on (set once).
+            if (progress.counted === 0 && progress.waits === 0) setStatus('retrying');
+            Object.assign(progress, { attemptNumber: progress.attemptNumber + 1, waits: progress.waits + 1, waitRound: 0 });
+          }
+          break;
         case 'awaiting_cli':
           throw new Error('a completed CLI attempt cannot await again');
       }

@@ -37,7 +37,13 @@ export type EventStatus = (typeof EVENT_STATUSES)[number];
 /** `skipped`: a `cli` delivery whose CLI was not connected or was paused (not a failure: docs/cli.md). */
 export const DELIVERY_STATUSES = ['queued', 'retrying', 'success', 'failed', 'canceled', 'skipped'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
-export type AttemptStatus = DeliveryStatus;
+/**
+ * An attempt is one of the delivery statuses, or `rate_limited`: the receiver's answer (a 429, a 503 with
+ * Retry-After, a bot token's global cooldown) was waited out without counting towards max_attempts
+ * (docs/receiver-signals.md).
+ */
+export const ATTEMPT_STATUSES = [...DELIVERY_STATUSES, 'rate_limited'] as const;
+export type AttemptStatus = (typeof ATTEMPT_STATUSES)[number];
 
 /** docs/ingress.md#event-types. */
 export interface TypingRule {

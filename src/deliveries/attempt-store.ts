@@ -17,7 +17,12 @@ import type { SignatureScheme } from '../sending/signature';
 export type AttemptOutcome =
   | { kind: 'success' }
   | { kind: 'retrying'; delayMs: number }
-  | { kind: 'rate_limited'; delayMs: number }
+  /**
+   * The answer asked to wait and is waited out (docs/receiver-signals.md): recorded as a `rate_limited`
+   * attempt (`recorded`), so the next attempt takes the next number but counts the same in the retry schedule.
+   * Histories written before waited-out answers were recorded carry no `recorded`: the same number is asked again.
+   */
+  | { kind: 'rate_limited'; delayMs: number; recorded?: boolean }
   /** Not sent: the destination has max_concurrency attempts in flight. Same attempt number after the wait. */
   | { kind: 'throttled'; delayMs: number }
   /** Not sent: the destination's circuit is open (or its probe is in flight). Same attempt number after the wait. */
@@ -170,11 +175,17 @@ export async function loadAttemptContext(knex: Knex, deliveryId: string, attempt
   };
 }
 
+function untilNextRetry(row: StoredAttempt, now: number): number {
+  return row.next_retry_at ? Math.max(0, new Date(row.next_retry_at).getTime() - now) : 0;
+}
+
 /** The outcome an already-recorded attempt stands for (an activity retried after a crash must not send again). */
 export function outcomeOfStoredAttempt(row: StoredAttempt, now: number): AttemptOutcome {
   switch (row.status) {
     case 'retrying':
-      return { kind: 'retrying', delayMs: row.next_retry_at ? Math.max(0, new Date(row.next_retry_at).getTime() - now) : 0 };
+      return { kind: 'retrying', delayMs: untilNextRetry(row, now) };
+    case 'rate_limited':
+      return { kind: 'rate_limited', delayMs: untilNextRetry(row, now), recorded: true };
     case 'success':
     case 'failed':
     case 'canceled':
@@ -210,8 +221,11 @@ export interface RecordAttemptArgs {
    * Attempt ids are UUIDv7, so they then order attempts by when they were made, however late the answer came.
    */
   attemptId?: string;
-  /** `success`, `retrying` (with `nextRetryAt`), `failed` (dead-lettered) or `skipped` (a CLI away or paused). */
-  status: 'success' | 'retrying' | 'failed' | 'skipped';
+  /**
+   * `success`, `retrying` (with `nextRetryAt`), `failed` (dead-lettered), `skipped` (a CLI away or paused), or
+   * `rate_limited` (an answer waited out until `nextRetryAt`; the delivery reads `retrying` meanwhile).
+   */
+  status: 'success' | 'retrying' | 'failed' | 'skipped' | 'rate_limited';
   nextRetryAt: Date | null;
   result: SendResult;
   /** Releases the attempt's lease and updates the circuit, in the same statement. */
@@ -292,9 +306,10 @@ export async function recordAttempt(knex: Knex, args: RecordAttemptArgs): Promis
        returning id, status, next_retry_at
      ), upd as (
        update deliveries
-          set status = ins.status, attempt_count = greatest(attempt_count, ?), next_retry_at = ins.next_retry_at,
+          set status = case when ins.status = 'rate_limited' then 'retrying' else ins.status end,
+              attempt_count = greatest(attempt_count, ?), next_retry_at = ins.next_retry_at,
               dead_lettered_at = case when ins.status = 'failed' then now() else dead_lettered_at end,
-              completed_at = case when ins.status <> 'retrying' then now() else completed_at end,
+              completed_at = case when ins.status not in ('retrying', 'rate_limited') then now() else completed_at end,
               updated_at = now()
          from ins
         where deliveries.id = ? and ins.status <> 'canceled'
@@ -346,11 +361,6 @@ export async function recordAttempt(knex: Knex, args: RecordAttemptArgs): Promis
   return { ...outcomeOfStoredAttempt(stored!, Date.now()), circuitTransition: row.circuit_transition ?? null, paused: row.effects?.paused === true };
 }
 
-/** Gives back an attempt's lease without recording anything (a chat platform's 429 is waited out, not recorded). */
-export async function releaseLease(knex: Knex, deliveryId: string): Promise<void> {
-  await knex.raw('delete from destination_leases where delivery_id = ?', [deliveryId]);
-}
-
 /**
  * Cancels a queued or retrying delivery (docs/delivery.md#replay-cancel-and-bulk-actions), inside the caller's
  * transaction: the delivery and its last attempt become `canceled`. A delivery
@@ -371,7 +381,7 @@ export async function markDeliveryCanceled(trx: Knex, deliveryId: string, reason
   );
   const { rows: changed } = await trx.raw(
     `update delivery_attempts set status = 'canceled', next_retry_at = null, updated_at = now()
-      where delivery_id = ? and attempt_number = ? and status = 'retrying'
+      where delivery_id = ? and attempt_number = ? and status in ('retrying', 'rate_limited')
       returning id`,
     [deliveryId, d.attempt_count],
   );

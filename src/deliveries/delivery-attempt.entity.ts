@@ -1,6 +1,6 @@
 import { Entity, Enum, Index, ManyToOne, type Opt, PrimaryKey, Property, Unique } from '@mikro-orm/core';
 import { uuidv7 } from '../common/ids';
-import { DELIVERY_STATUSES, type AttemptStatus } from '../common/types';
+import { ATTEMPT_STATUSES, type AttemptStatus } from '../common/types';
 import { Delivery } from './delivery.entity';
 
 @Entity({ tableName: 'delivery_attempts' })
@@ -20,11 +20,11 @@ export class DeliveryAttempt {
   @Property({ type: 'uuid' })
   destinationId!: string;
 
-  /** 1-based within its delivery. */
+  /** 1-based within its delivery; `rate_limited` attempts take a number too but do not count towards max_attempts. */
   @Property({ type: 'integer' })
   attemptNumber!: number;
 
-  @Enum({ items: () => DELIVERY_STATUSES, type: 'text' })
+  @Enum({ items: () => ATTEMPT_STATUSES, type: 'text' })
   status!: AttemptStatus;
 
   @Property({ type: 'integer', nullable: true })

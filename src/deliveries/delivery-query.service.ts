@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { cursorFilter, type Page, paginationQuery, toPage } from '../common/pagination';
 import type { ProjectContext } from '../common/request-context';
-import { DELIVERY_STATUSES } from '../common/types';
+import { ATTEMPT_STATUSES, DELIVERY_STATUSES } from '../common/types';
 import { Destination } from '../destinations/destination.entity';
 import { type DestinationView, toDestinationView } from '../destinations/destination.view';
 import { deadLetterQuery, getDelivery as findDelivery, listDeadLetters as findDeadLetters } from './delivery-operations.service';
@@ -62,7 +62,7 @@ export const listAttemptsQuery = paginationQuery.extend({
   delivery_id: z.uuid().optional(),
   destination_id: z.uuid().optional(),
   endpoint_id: z.uuid().optional(),
-  status: z.enum(DELIVERY_STATUSES).optional(),
+  status: z.enum(ATTEMPT_STATUSES).optional(),
   event_type: z.string().max(500).optional(),
   ...timeRange,
 });

@@ -29,7 +29,10 @@ export class DeliveryAttemptType implements AttemptView {
   @Field(() => ID, { name: 'eventId' }) event_id!: string;
   @Field(() => ID, { name: 'destinationId' }) destination_id!: string;
   @Field(() => Int, { name: 'attemptNumber', description: '1-based within its delivery.' }) attempt_number!: number;
-  @Field(() => String, { description: 'queued, retrying, success, failed or canceled.' }) status!: AttemptView['status'];
+  @Field(() => String, {
+    description: 'queued, retrying, success, failed, canceled, skipped, or rate_limited (the answer was waited out, not counted towards maxAttempts).',
+  })
+  status!: AttemptView['status'];
   @Field(() => Int, { name: 'statusCode', nullable: true }) status_code!: number | null;
   @Field(() => String, { name: 'responseBody', nullable: true, description: 'First 4096 bytes of the response.' }) response_body!: string | null;
   @Field({ name: 'responseBodyTruncated' }) response_body_truncated!: boolean;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DELIVERY_STATUSES } from '../common/types';
+import { ATTEMPT_STATUSES, DELIVERY_STATUSES } from '../common/types';
 import type { Config } from '../config/config';
 import { deliveryWorkflowId, workflowUrl } from '../temporal/delivery-workflows';
 import type { DeliveryAttempt } from './delivery-attempt.entity';
@@ -58,7 +58,7 @@ export const attemptView = z.object({
   event_id: z.uuid(),
   destination_id: z.uuid(),
   attempt_number: z.number().int().describe('1-based within its delivery'),
-  status: z.enum(DELIVERY_STATUSES),
+  status: z.enum(ATTEMPT_STATUSES).describe('rate_limited: the answer (a 429, a 503 with Retry-After) was waited out; not counted towards max_attempts'),
   status_code: z.number().int().nullable(),
   response_body: z.string().nullable().describe('First 4096 bytes of the response'),
   response_body_truncated: z.boolean(),

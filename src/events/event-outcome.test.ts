@@ -1,4 +1,4 @@
-import { deliveryOutcome, eventOutcome, OUTCOME_WORDS, OUTCOMES, outcomeLabel, worstOutcome } from '../../packages/cli/src/shared/outcomes';
+import { ATTEMPT_STATUS_OUTCOMES, deliveryOutcome, eventOutcome, OUTCOME_WORDS, OUTCOMES, outcomeLabel, worstOutcome } from '../../packages/cli/src/shared/outcomes';
 import { EVENT_OUTCOMES, OUTCOME_SQL } from './event-outcome';
 
 describe('the outcome words (packages/cli/src/shared/outcomes.ts)', () => {
@@ -33,7 +33,10 @@ describe('the outcome words (packages/cli/src/shared/outcomes.ts)', () => {
   });
 
   it('has one label for each word, and the API lists them in that order', () => {
-    expect(Object.keys(OUTCOME_WORDS).sort()).toEqual([...OUTCOMES].sort());
+    // rate_limited is an attempt's word only: never an event's outcome, so not among the events filter's words.
+    expect(Object.keys(OUTCOME_WORDS).sort()).toEqual([...OUTCOMES, 'rate_limited'].sort());
+    expect(ATTEMPT_STATUS_OUTCOMES.rate_limited).toBe('rate_limited');
+    expect(outcomeLabel('rate_limited')).toBe('rate-limited');
     expect(outcomeLabel('dead_lettered')).toBe('dead-lettered');
     expect(outcomeLabel('no_destination')).toBe('no destination');
     expect(EVENT_OUTCOMES).toEqual(OUTCOMES);

@@ -1,7 +1,7 @@
 import type { Config } from '../config/config';
 import { answerToResult, failureToResult, type HttpAnswer, postJson } from './http-client';
 import { type ChatPlatform, type PlatformCooldowns } from './platform-cooldowns';
-import { parseRateLimit, withReceiverSignals } from './retry-after';
+import { clampRetryAfter, parseRateLimit, withReceiverSignals } from './retry-after';
 import { notSent, type SendResult } from './send-result';
 import { checkTargetUrl } from './target-url';
 
@@ -27,8 +27,12 @@ interface Route {
   url: string;
   headers: Record<string, string>;
   body: Record<string, unknown>;
-  /** User-supplied URLs go through the SSRF guard; the operator's API base URL is trusted. */
-  userUrl: boolean;
+  /**
+   * The bot token when the send goes to the platform's API the server is configured with (trusted, and the only
+   * answers whose global limit is honoured, for this token); null for a user-supplied webhook URL (the SSRF guard
+   * applies, and its answers concern this delivery only).
+   */
+  apiCredential: string | null;
 }
 
 /** The setting each platform's bot-token sends read their API root from; webhook-URL sends need none. */
@@ -56,16 +60,16 @@ function route(args: ChatSendArgs, config: Config): Route | { error: string } {
           url: `${base}/chat.postMessage`,
           headers: { authorization: `Bearer ${args.botToken}`, 'content-type': 'application/json; charset=utf-8' },
           body: { ...message, channel: args.channelId },
-          userUrl: false,
+          apiCredential: args.botToken,
         };
       case 'chat_b':
-        return { url: `${base}/channels/${channel}/messages`, headers: { authorization: `Bot ${args.botToken}` }, body: message, userUrl: false };
+        return { url: `${base}/channels/${channel}/messages`, headers: { authorization: `Bot ${args.botToken}` }, body: message, apiCredential: args.botToken };
       case 'chat_c':
         return {
           url: `${base}/bot${encodeURIComponent(args.botToken).replace(/%3A/gi, ':')}/sendMessage`,
           headers: {},
           body: { parse_mode: 'HTML', ...message, chat_id: args.channelId },
-          userUrl: false,
+          apiCredential: args.botToken,
         };
     }
   }
@@ -78,28 +82,31 @@ function route(args: ChatSendArgs, config: Config): Route | { error: string } {
   const url = new URL(args.webhookUrl);
   // chat_b answers a webhook post with the created message (instead of an empty 204) only when asked to wait.
   if (platform === 'chat_b') url.searchParams.set('wait', 'true');
-  return { url: url.toString(), headers: {}, body: message, userUrl: true };
+  return { url: url.toString(), headers: {}, body: message, apiCredential: null };
 }
 
 /**
- * Sends one chat message. A 429 (or a global cooldown in force) comes back as
- * `rateLimited`: the caller waits `retryAfterMs` without counting an attempt.
- * A global limit also starts the platform's shared cooldown for every worker.
+ * Sends one chat message. A 429 (or the bot token's global cooldown in force) comes back as
+ * `rateLimited`: the caller waits `retryAfterMs` (within the floor and ceiling of retry-after.ts)
+ * without counting an attempt, while the retry schedule allows (decideAttempt). A global limit
+ * from the platform's own API also starts that bot token's cooldown for every worker; from a
+ * webhook URL (the tenant's) it concerns this delivery only (docs/receiver-signals.md).
  */
 export async function sendChatMessage(args: ChatSendArgs, deps: ChatSendDeps): Promise<SendResult> {
   const target = route(args, deps.config);
   if ('error' in target) return notSent(args.message, target.error, { permanent: true });
+  const credential = target.apiCredential;
 
-  const until = await deps.cooldowns.activeUntil(args.platform);
+  const until = credential === null ? null : await deps.cooldowns.activeUntil(args.platform, credential);
   if (until) {
-    return notSent(target.body, `${args.platform} is in a global rate-limit cooldown until ${until.toISOString()}; not sent`, {
-      rateLimited: { retryAfterMs: Math.max(1, until.getTime() - Date.now()), global: true },
+    return notSent(target.body, `${args.platform}'s global rate limit for this bot token lasts until ${until.toISOString()}; not sent`, {
+      rateLimited: { retryAfterMs: clampRetryAfter(until.getTime() - Date.now()), global: true },
     });
   }
 
   const outcome = await postJson(target.url, JSON.stringify(target.body), {
     timeoutMs: args.timeoutMs,
-    allowPrivateNetworks: target.userUrl ? args.allowPrivateNetworks : true,
+    allowPrivateNetworks: credential === null ? args.allowPrivateNetworks : true,
     headers: target.headers,
   });
   if ('error' in outcome) return failureToResult(outcome, target.body);
@@ -108,9 +115,11 @@ export async function sendChatMessage(args: ChatSendArgs, deps: ChatSendDeps): P
   const json = parseJson(outcome);
   if (outcome.statusCode === 429) {
     const limit = parseRateLimit(outcome.headers, json);
-    if (limit.global) await deps.cooldowns.set(args.platform, new Date(Date.now() + limit.retryAfterMs));
-    result.rateLimited = limit;
-    result.error = `rate limited by ${args.platform}${limit.global ? ' (global limit)' : ''}: retry after ${limit.retryAfterMs} ms`;
+    // Only the platform's own API speaks for the token; a webhook URL's "global" is about that URL alone.
+    const global = limit.global && credential !== null;
+    if (global) await deps.cooldowns.set(args.platform, credential, new Date(Date.now() + limit.retryAfterMs));
+    result.rateLimited = { retryAfterMs: limit.retryAfterMs, global };
+    result.error = `rate limited by ${credential === null ? `the ${args.platform} webhook URL` : args.platform}${global ? ' (global limit for this bot token)' : ''}: retry after ${limit.retryAfterMs} ms`;
     return result;
   }
   // chat_a and chat_c answer some failures with 200 and `{ "ok": false }`.

@@ -1,4 +1,13 @@
-import { DEFAULT_RETRY_AFTER_MS, MAX_RETRY_AFTER_MS, parseRateLimit, parseRetryAfterHeader, receiverSignals, webhookRetryAfterMs } from './retry-after';
+import {
+  clampRetryAfter,
+  DEFAULT_RETRY_AFTER_MS,
+  MAX_RETRY_AFTER_MS,
+  MIN_RETRY_AFTER_MS,
+  parseRateLimit,
+  parseRetryAfterHeader,
+  receiverSignals,
+  webhookRetryAfterMs,
+} from './retry-after';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 
@@ -25,7 +34,7 @@ describe('parseRateLimit (per platform)', () => {
       retryAfterMs: 2345,
       global: true,
     });
-    expect(parseRateLimit({}, { retry_after: 0.5, global: false }, NOW)).toEqual({ retryAfterMs: 500, global: false });
+    expect(parseRateLimit({}, { retry_after: 1.5, global: false }, NOW)).toEqual({ retryAfterMs: 1500, global: false });
   });
 
   it('chat_b: global from the X-RateLimit-Global / X-RateLimit-Scope headers', () => {
@@ -49,14 +58,39 @@ describe('parseRateLimit (per platform)', () => {
   it('falls back to a default when nothing says how long, and caps at one hour', () => {
     expect(parseRateLimit({}, null, NOW).retryAfterMs).toBe(DEFAULT_RETRY_AFTER_MS);
     expect(parseRateLimit({}, { retry_after: 'x' }, NOW).retryAfterMs).toBe(DEFAULT_RETRY_AFTER_MS);
+    expect(parseRateLimit({}, { retry_after: -3 }, NOW).retryAfterMs).toBe(DEFAULT_RETRY_AFTER_MS);
     expect(parseRateLimit({ 'retry-after': '999999' }, null, NOW).retryAfterMs).toBe(MAX_RETRY_AFTER_MS);
+  });
+
+  it('never asks for less than the floor or more than the ceiling: zero, past, tiny and absurd waits', () => {
+    expect(MIN_RETRY_AFTER_MS).toBe(1000);
+    expect(MAX_RETRY_AFTER_MS).toBe(3_600_000);
+    expect(parseRateLimit({}, { retry_after: 0, global: true }, NOW).retryAfterMs).toBe(MIN_RETRY_AFTER_MS);
+    expect(parseRateLimit({}, { retry_after: 0.001 }, NOW).retryAfterMs).toBe(MIN_RETRY_AFTER_MS);
+    expect(parseRateLimit({}, { parameters: { retry_after: 0 } }, NOW).retryAfterMs).toBe(MIN_RETRY_AFTER_MS);
+    expect(parseRateLimit({ 'retry-after': '0' }, null, NOW).retryAfterMs).toBe(MIN_RETRY_AFTER_MS);
+    expect(parseRateLimit({ 'retry-after': 'Wed, 31 Dec 2025 23:00:00 GMT' }, null, NOW).retryAfterMs).toBe(MIN_RETRY_AFTER_MS);
+    expect(parseRateLimit({ 'x-ratelimit-reset-after': '0.000' }, null, NOW).retryAfterMs).toBe(MIN_RETRY_AFTER_MS);
+    expect(parseRateLimit({}, { retry_after: 1e308 }, NOW).retryAfterMs).toBe(MAX_RETRY_AFTER_MS);
+    expect(parseRateLimit({}, { retry_after: '1e400' }, NOW).retryAfterMs).toBe(DEFAULT_RETRY_AFTER_MS);
+    expect(parseRateLimit({ 'retry-after': 'Fri, 31 Dec 9999 23:59:59 GMT' }, null, NOW).retryAfterMs).toBe(MAX_RETRY_AFTER_MS);
+  });
+
+  it('clampRetryAfter: anything that is not a number of milliseconds within the bounds is brought within them', () => {
+    expect([0, -5, 1, 999, 1000, 1500, 3_600_000, 3_600_001, Infinity, NaN].map(clampRetryAfter)).toEqual([
+      1000, 1000, 1000, 1000, 1000, 1500, 3_600_000, 3_600_000, 3_600_000, 3_600_000,
+    ]);
   });
 });
 
 describe('webhookRetryAfterMs', () => {
-  it('reads Retry-After, capped at one hour; undefined without it', () => {
+  it('reads Retry-After within one second and one hour; undefined without a readable one', () => {
     expect(webhookRetryAfterMs({ 'retry-after': '60' }, NOW)).toBe(60_000);
     expect(webhookRetryAfterMs({ 'retry-after': '7200' }, NOW)).toBe(3_600_000);
+    expect(webhookRetryAfterMs({ 'retry-after': '0' }, NOW)).toBe(1000);
+    expect(webhookRetryAfterMs({ 'retry-after': '0.2' }, NOW)).toBe(1000);
+    expect(webhookRetryAfterMs({ 'retry-after': 'Wed, 31 Dec 2025 23:00:00 GMT' }, NOW)).toBe(1000);
+    expect(webhookRetryAfterMs({ 'retry-after': 'soon' }, NOW)).toBeUndefined();
     expect(webhookRetryAfterMs({}, NOW)).toBeUndefined();
   });
 });
@@ -69,6 +103,8 @@ describe('receiverSignals', () => {
   it('503 with Retry-After: waited out (unavailable), and a counted retry waits at least as long', () => {
     expect(receiverSignals(503, { 'retry-after': '30' }, NOW)).toEqual({ retryAfterMs: 30_000, unavailable: { retryAfterMs: 30_000 } });
     expect(receiverSignals(503, { 'retry-after': 'Thu, 01 Jan 2026 02:00:00 GMT' }, NOW)).toEqual({ retryAfterMs: 3_600_000, unavailable: { retryAfterMs: 3_600_000 } });
+    expect(receiverSignals(503, { 'retry-after': '0' }, NOW)).toEqual({ retryAfterMs: 1000, unavailable: { retryAfterMs: 1000 } });
+    expect(receiverSignals(503, { 'retry-after': 'Wed, 31 Dec 2025 23:59:59 GMT' }, NOW)).toEqual({ retryAfterMs: 1000, unavailable: { retryAfterMs: 1000 } });
   });
 
   it('a 429 only stretches the next retry; a 503 without Retry-After and other statuses say nothing', () => {

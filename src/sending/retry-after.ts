@@ -1,17 +1,27 @@
 import type { SendResult } from './send-result';
 
 /**
- * Reading how long a 429 asks us to wait (docs/delivery.md#retries-timeouts-and-what-receivers-can-say), in every form the
+ * Reading how long a receiver asks us to wait (docs/receiver-signals.md), in every form the
  * platforms use: the `Retry-After` header (delay-seconds or an HTTP date),
  * a JSON `retry_after` in seconds (possibly fractional), a nested
  * `parameters.retry_after`, and `X-RateLimit-Reset-After`; and the other
  * signals a receiver's answer carries (410 Gone, 503 with Retry-After).
+ *
+ * Every wait a receiver asks for is clamped to [MIN_RETRY_AFTER_MS, MAX_RETRY_AFTER_MS]: a zero, a
+ * date in the past or a tiny fraction would otherwise re-send in a tight loop, an absurd one would
+ * hold the delivery for days.
  */
+export const MIN_RETRY_AFTER_MS = 1000;
 export const MAX_RETRY_AFTER_MS = 60 * 60 * 1000;
-/** Used when a 429 says nothing about how long to wait. */
+/** Used when a 429 says nothing readable about how long to wait. */
 export const DEFAULT_RETRY_AFTER_MS = 5_000;
 
-/** `Retry-After` header value → milliseconds, or null when absent or unreadable. */
+/** A receiver's requested wait, within the floor and the ceiling. */
+export function clampRetryAfter(ms: number): number {
+  return Math.min(Math.max(Number.isFinite(ms) ? ms : MAX_RETRY_AFTER_MS, MIN_RETRY_AFTER_MS), MAX_RETRY_AFTER_MS);
+}
+
+/** `Retry-After` header value → milliseconds as written (0 for a past date), or null when absent or unreadable. */
 export function parseRetryAfterHeader(value: string | undefined | null, now: number = Date.now()): number | null {
   if (value === undefined || value === null) return null;
   const text = value.trim();
@@ -28,11 +38,11 @@ function seconds(value: unknown): number | null {
 
 export interface RateLimit {
   retryAfterMs: number;
-  /** The platform says the limit covers every request (not one route or channel). */
+  /** The platform says the limit covers every request of the credential (not one route or channel). */
   global: boolean;
 }
 
-/** The wait a chat platform's 429 asks for, from its body first (more precise), then its headers. */
+/** The wait a chat platform's 429 asks for, from its body first (more precise), then its headers; clamped. */
 export function parseRateLimit(headers: Record<string, string>, body: unknown, now: number = Date.now()): RateLimit {
   const json = body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
   const parameters = json.parameters && typeof json.parameters === 'object' ? (json.parameters as Record<string, unknown>) : {};
@@ -44,13 +54,13 @@ export function parseRateLimit(headers: Record<string, string>, body: unknown, n
     DEFAULT_RETRY_AFTER_MS;
   const global =
     json.global === true || headers['x-ratelimit-global']?.toLowerCase() === 'true' || headers['x-ratelimit-scope']?.toLowerCase() === 'global';
-  return { retryAfterMs: Math.min(waitMs, MAX_RETRY_AFTER_MS), global };
+  return { retryAfterMs: clampRetryAfter(waitMs), global };
 }
 
-/** A webhook destination's 429: the next retry waits at least this long (capped at one hour). */
+/** A 429's or 503's `Retry-After`, clamped; undefined without a readable one. */
 export function webhookRetryAfterMs(headers: Record<string, string>, now: number = Date.now()): number | undefined {
   const ms = parseRetryAfterHeader(headers['retry-after'], now);
-  return ms === null ? undefined : Math.min(ms, MAX_RETRY_AFTER_MS);
+  return ms === null ? undefined : clampRetryAfter(ms);
 }
 
 /** What a receiver's answer asks beyond success or failure (docs/delivery.md "Retries, timeouts and what receivers can say"). */

@@ -24,6 +24,8 @@ export interface DeliveryStartOptions {
    * it falls back to the task queue when that worker has no free slot.
    */
   eager?: boolean;
+  /** The workflow continues as new past this many history events (unset: its own HISTORY_EVENT_LIMIT; tests lower it). */
+  historyEventLimit?: number;
 }
 
 /** Deterministic: one delivery, one workflow id, whichever process starts it and however often. */
@@ -77,7 +79,7 @@ export async function startDeliveryWorkflow(
     const handle = await client.workflow.start<typeof deliveryWorkflow>('deliveryWorkflow', {
       taskQueue: opts.taskQueue,
       workflowId: deliveryWorkflowId(d.deliveryId),
-      args: [{ deliveryId: d.deliveryId, attemptTimeoutMs: opts.attemptTimeoutMs }],
+      args: [{ deliveryId: d.deliveryId, attemptTimeoutMs: opts.attemptTimeoutMs, ...(opts.historyEventLimit ? { historyEventLimit: opts.historyEventLimit } : {}) }],
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
       requestEagerStart: opts.eager,

@@ -158,13 +158,20 @@ describe('what one attempt sends and records', () => {
     expect(JSON.parse(receiver.requests[0].body).embeds[0].title).toBe('Push to relay');
   });
 
-  it("a chat platform's 429 is waited out without counting an attempt", async () => {
+  it("a chat platform's 429 is waited out (at least 1 s), recorded as rate_limited and not counted towards max_attempts", async () => {
     receiver.respond = (_req, i) =>
       i === 0 ? { status: 429, body: JSON.stringify({ retry_after: 0.3, global: false }), headers: { 'content-type': 'application/json' } } : { status: 200, body: '{}' };
-    await scene.destination(receiver.url, { type: 'chat_b', retryPolicy: { max_attempts: 1, backoff: [1] } });
+    // Two attempts, a minute apart: the schedule's end is a minute away, far beyond the wait.
+    await scene.destination(receiver.url, { type: 'chat_b', retryPolicy: { max_attempts: 2, backoff: [60] } });
     const { result, attempts } = await deliverOne();
     expect(result).toBe('success');
-    expect(attempts.map((a) => [a.attempt_number, a.status])).toEqual([[1, 'success']]);
+    expect(attempts.map((a) => [a.attempt_number, a.status, a.status_code])).toEqual([
+      [1, 'rate_limited', 429],
+      [2, 'success', 200],
+    ]);
+    expect(attempts[0].error).toBe('rate limited by the chat_b webhook URL: retry after 1000 ms; waited out, not counted towards max_attempts');
+    const wait = new Date(attempts[0].next_retry_at!).getTime() - new Date(attempts[0].created_at).getTime();
+    expect(wait).toBeGreaterThanOrEqual(900);
     expect(receiver.requests).toHaveLength(2);
   });
 

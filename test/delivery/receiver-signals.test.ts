@@ -68,7 +68,12 @@ describe("receivers' own signals (real PostgreSQL, Temporal server and worker)",
     const [delivery] = await waitForDeliveries(container(), eventId, 1);
     expect(await workflowResult(container(), delivery.id)).toBe('success');
     expect(stack.receiver.requests).toHaveLength(3);
-    expect((await attemptsOf(container(), delivery.id)).map((a) => [a.attempt_number, a.status, a.status_code])).toEqual([[1, 'success', 200]]);
+    // Each 503 is on record, as an attempt the retry schedule does not count.
+    expect((await attemptsOf(container(), delivery.id)).map((a) => [a.attempt_number, a.status, a.status_code])).toEqual([
+      [1, 'rate_limited', 503],
+      [2, 'rate_limited', 503],
+      [3, 'success', 200],
+    ]);
 
     // One attempt, no retries: the schedule ends when it starts, so the 503 is an ordinary (last) failure:
     // a receiver cannot keep a delivery forever.
@@ -80,7 +85,9 @@ describe("receivers' own signals (real PostgreSQL, Temporal server and worker)",
     const [last] = await waitForDeliveries(container(), bounded, 1);
     expect(await workflowResult(container(), last.id)).toBe('failed');
     expect(stack.receiver.requests).toHaveLength(1);
-    expect((await attemptsOf(container(), last.id)).map((a) => [a.status, a.status_code])).toEqual([['failed', 503]]);
+    const [only] = await attemptsOf(container(), last.id);
+    expect([only.status, only.status_code]).toEqual(['failed', 503]);
+    expect(only.error).toBe('HTTP 503 Service Unavailable; counted as a failed attempt: the wait would end after the retry schedule');
   });
 
   async function waitForDispatched(eventId: string): Promise<void> {

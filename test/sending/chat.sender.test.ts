@@ -183,43 +183,60 @@ describe('configuration and addressing errors', () => {
   });
 });
 
-describe('429 handling (docs/delivery.md#retries-timeouts-and-what-receivers-can-say)', () => {
+describe('429 handling (docs/receiver-signals.md)', () => {
+  /** A chat_b send through the configured platform API, with a bot token. */
+  const api = (token = fakes.chatB.botToken) => ({ platform: 'chat_b' as const, botToken: token, channelId: fakes.chatB.channel });
+
   it('chat_b per-route limit: rateLimited with the fractional retry_after, no cooldown', async () => {
     fakes.chatB.rateLimitNext(1.5);
-    const result = await send({ platform: 'chat_b', webhookUrl: fakes.chatB.webhookUrl });
+    const result = await send(api());
     expect(result).toMatchObject({ ok: false, statusCode: 429, rateLimited: { retryAfterMs: 1500, global: false } });
-    expect(await new PlatformCooldowns(tc.container.orm).activeUntil('chat_b')).toBeNull();
+    expect(await new PlatformCooldowns(tc.container.orm).activeUntil('chat_b', fakes.chatB.botToken)).toBeNull();
   });
 
-  it('chat_b global limit: every worker pauses the platform until it passes', async () => {
+  it("chat_b global limit from the platform's API: every worker holds that bot token until it passes, and only that token", async () => {
     fakes.chatB.rateLimitNext(30, { global: true });
     const before = Date.now();
-    const result = await send({ platform: 'chat_b', botToken: fakes.chatB.botToken, channelId: fakes.chatB.channel });
+    const result = await send(api());
     expect(result.rateLimited).toEqual({ retryAfterMs: 30_000, global: true });
+    expect(result.error).toBe('rate limited by chat_b (global limit for this bot token): retry after 30000 ms');
     expect(fakes.chatB.requests).toHaveLength(1);
 
     // Another worker: its own PlatformCooldowns on the same database.
     const otherWorker = new PlatformCooldowns(tc.container.orm);
-    const until = await otherWorker.activeUntil('chat_b');
+    const until = await otherWorker.activeUntil('chat_b', fakes.chatB.botToken);
     expect(until!.getTime()).toBeGreaterThanOrEqual(before + 30_000);
     expect(until!.getTime()).toBeLessThanOrEqual(Date.now() + 30_000);
 
-    const blocked = await send({ platform: 'chat_b', webhookUrl: fakes.chatB.webhookUrl }, { cooldowns: otherWorker });
+    const blocked = await send(api(), { cooldowns: otherWorker });
     expect(blocked).toMatchObject({ ok: false, statusCode: null, rateLimited: { global: true } });
+    expect(blocked.error).toMatch(/^chat_b's global rate limit for this bot token lasts until .*; not sent$/);
     expect(blocked.rateLimited!.retryAfterMs).toBeGreaterThan(25_000);
     expect(fakes.chatB.requests).toHaveLength(1); // nothing was sent
-    // Other platforms are unaffected.
-    expect(await otherWorker.activeUntil('chat_a')).toBeNull();
+    // Another bot token, a webhook URL and other platforms are unaffected.
+    expect((await send(api(fakes.chatB.otherBotToken), { cooldowns: otherWorker })).ok).toBe(true);
+    expect((await send({ platform: 'chat_b', webhookUrl: fakes.chatB.webhookUrl }, { cooldowns: otherWorker })).ok).toBe(true);
     expect((await send({ platform: 'chat_a', webhookUrl: fakes.chatA.webhookUrl, message: blocksMessage }, { cooldowns: otherWorker })).ok).toBe(true);
+    expect(fakes.chatB.delivered).toHaveLength(2);
   });
 
-  it('sends again once a global cooldown has passed', async () => {
+  it("a webhook URL's \"global\" 429 concerns that delivery alone: no cooldown, for the platform or any token", async () => {
+    fakes.chatB.rateLimitNext(120, { global: true });
+    const result = await send({ platform: 'chat_b', webhookUrl: fakes.chatB.webhookUrl });
+    expect(result).toMatchObject({ ok: false, statusCode: 429, rateLimited: { retryAfterMs: 120_000, global: false } });
+    expect(result.error).toBe('rate limited by the chat_b webhook URL: retry after 120000 ms');
+    expect(await tc.container.orm.em.fork().getConnection().execute('select * from platform_cooldowns')).toEqual([]);
+    expect((await send({ platform: 'chat_b', webhookUrl: fakes.chatB.webhookUrl })).ok).toBe(true);
+    expect((await send(api())).ok).toBe(true);
+  });
+
+  it('sends again once a global cooldown has passed (at least the 1 s floor, even when the platform says 0.2 s)', async () => {
     fakes.chatB.rateLimitNext(0.2, { global: true });
-    expect((await send({ platform: 'chat_b', webhookUrl: fakes.chatB.webhookUrl })).rateLimited?.global).toBe(true);
+    expect((await send(api())).rateLimited).toEqual({ retryAfterMs: 1000, global: true });
     const otherWorker = new PlatformCooldowns(tc.container.orm, 0);
-    expect((await send({ platform: 'chat_b', webhookUrl: fakes.chatB.webhookUrl }, { cooldowns: otherWorker })).rateLimited).toBeDefined();
-    await new Promise((r) => setTimeout(r, 300));
-    const result = await send({ platform: 'chat_b', webhookUrl: fakes.chatB.webhookUrl }, { cooldowns: otherWorker });
+    expect((await send(api(), { cooldowns: otherWorker })).rateLimited).toBeDefined();
+    await new Promise((r) => setTimeout(r, 1100));
+    const result = await send(api(), { cooldowns: otherWorker });
     expect(result.ok).toBe(true);
     expect(fakes.chatB.delivered).toHaveLength(1);
   });
@@ -235,7 +252,7 @@ describe('429 handling (docs/delivery.md#retries-timeouts-and-what-receivers-can
     const result = await send({ platform: 'chat_c', botToken: fakes.chatC.botToken, channelId: fakes.chatC.chat, message: htmlMessage });
     expect(result).toMatchObject({ ok: false, statusCode: 429, rateLimited: { retryAfterMs: 3000, global: false } });
     expect(result.error).toBe('rate limited by chat_c: retry after 3000 ms');
-    expect(await cooldowns.activeUntil('chat_c')).toBeNull();
+    expect(await cooldowns.activeUntil('chat_c', fakes.chatC.botToken)).toBeNull();
   });
 
   it('a 5xx is an ordinary failure, not a rate limit', async () => {

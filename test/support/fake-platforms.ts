@@ -396,7 +396,8 @@ function chatBMessage(body: Obj, allowed: readonly string[]): { code: number; me
 }
 
 export interface ChatBOptions {
-  botToken: string;
+  /** Every bot token the fake accepts (two bots, for tests of what one token's limit does to another). */
+  botTokens: string[];
   channels: string[];
   webhookId: string;
   webhookToken: string;
@@ -418,7 +419,7 @@ function chatBHandler(opts: ChatBOptions): Handler {
     if (req.method !== 'POST') return { status: 405, body: { message: '405: Method Not Allowed', code: 0 } };
     const channelMatch = /^\/api\/v10\/channels\/([^/]+)\/messages$/.exec(req.path);
     if (channelMatch) {
-      if (req.headers.authorization !== `Bot ${opts.botToken}`) return { status: 401, body: { message: '401: Unauthorized', code: 0 } };
+      if (!opts.botTokens.some((token) => req.headers.authorization === `Bot ${token}`)) return { status: 401, body: { message: '401: Unauthorized', code: 0 } };
       if (!opts.channels.includes(channelMatch[1])) return { status: 404, body: { message: 'Unknown Channel', code: 10003 } };
       if (req.jsonError || !isObj(req.json)) return { status: 400, body: { message: 'The request body contains invalid JSON.', code: 50109 } };
       const problem = chatBMessage(req.json, CHAT_B_MESSAGE_KEYS);
@@ -535,7 +536,7 @@ function chatCHandler(opts: ChatCOptions): Handler {
 
 export interface FakePlatforms {
   chatA: FakePlatform & { webhookUrl: string; botToken: string; channel: string };
-  chatB: FakePlatform & { webhookUrl: string; botToken: string; channel: string };
+  chatB: FakePlatform & { webhookUrl: string; botToken: string; otherBotToken: string; channel: string };
   chatC: FakePlatform & { botToken: string; chat: string };
   /** The CHAT_*_API_BASE_URL variables pointing at the fakes. */
   env: Record<'CHAT_A_API_BASE_URL' | 'CHAT_B_API_BASE_URL' | 'CHAT_C_API_BASE_URL', string>;
@@ -546,7 +547,7 @@ export interface FakePlatforms {
 /** Starts the three fake platforms on free local ports, each with one valid bot token, channel and webhook. */
 export async function startFakePlatforms(): Promise<FakePlatforms> {
   const a: ChatAOptions = { botToken: 'xoxb-fake-0001', channels: ['C0FAKE0001'], webhookPath: '/services/T0FAKE/B0FAKE/fakewebhooksecret' };
-  const b: ChatBOptions = { botToken: 'fake-bot-token.0001', channels: ['700000000000000001'], webhookId: '600000000000000001', webhookToken: 'fake-webhook-token' };
+  const b: ChatBOptions = { botTokens: ['fake-bot-token.0001', 'fake-bot-token.0002'], channels: ['700000000000000001'], webhookId: '600000000000000001', webhookToken: 'fake-webhook-token' };
   const c: ChatCOptions = { botToken: '123456:FAKE-token_0001', chats: ['-1001234567890', '@relay_test_channel'] };
   const chatA = new FakePlatform('chat_a', chatAHandler(a), '/api');
   const chatB = new FakePlatform('chat_b', chatBHandler(b), '/api/v10');
@@ -555,7 +556,12 @@ export async function startFakePlatforms(): Promise<FakePlatforms> {
   const all = [chatA, chatB, chatC];
   return {
     chatA: Object.assign(chatA, { webhookUrl: `${chatA.origin}${a.webhookPath}`, botToken: a.botToken, channel: a.channels[0] }),
-    chatB: Object.assign(chatB, { webhookUrl: `${chatB.apiBaseUrl}/webhooks/${b.webhookId}/${b.webhookToken}`, botToken: b.botToken, channel: b.channels[0] }),
+    chatB: Object.assign(chatB, {
+      webhookUrl: `${chatB.apiBaseUrl}/webhooks/${b.webhookId}/${b.webhookToken}`,
+      botToken: b.botTokens[0],
+      otherBotToken: b.botTokens[1],
+      channel: b.channels[0],
+    }),
     chatC: Object.assign(chatC, { botToken: c.botToken, chat: c.chats[0] }),
     env: { CHAT_A_API_BASE_URL: chatA.apiBaseUrl, CHAT_B_API_BASE_URL: chatB.apiBaseUrl, CHAT_C_API_BASE_URL: chatC.apiBaseUrl },
     reset: () => all.forEach((p) => p.reset()),

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { deliveryOutcome, OUTCOME_WORDS, type DeliveryStatusName, type Outcome } from '../../../packages/cli/src/shared/outcomes';
+import { ATTEMPT_STATUS_OUTCOMES, type AttemptOutcomeWord, type AttemptStatusName, deliveryOutcome, OUTCOME_WORDS, type DeliveryStatusName } from '../../../packages/cli/src/shared/outcomes';
 import type { EventOutcomeFields } from '../lib/types';
 import { CopyButton } from './buttons';
 
@@ -41,7 +41,7 @@ export function StatusBadge({ status, title }: { status: string; title?: string 
 }
 
 /** An outcome word (packages/cli/src/shared/outcomes.ts), its meaning on hover. */
-export function OutcomeBadge({ outcome }: { outcome: Outcome }) {
+export function OutcomeBadge({ outcome }: { outcome: AttemptOutcomeWord }) {
   const word = OUTCOME_WORDS[outcome];
   return (
     <span className={`badge ${word.tone}`} title={word.meaning} data-outcome={outcome}>
@@ -50,9 +50,14 @@ export function OutcomeBadge({ outcome }: { outcome: Outcome }) {
   );
 }
 
-/** A delivery's or an attempt's stored status, in the outcome words. */
+/** A delivery's stored status, in the outcome words. */
 export function DeliveryBadge({ status, deadLettered = false }: { status: string; deadLettered?: boolean }) {
   return <OutcomeBadge outcome={deliveryOutcome(status as DeliveryStatusName, deadLettered)} />;
+}
+
+/** An attempt's stored status, in the outcome words (`rate_limited` included). */
+export function AttemptBadge({ status }: { status: string }) {
+  return <OutcomeBadge outcome={ATTEMPT_STATUS_OUTCOMES[status as AttemptStatusName]} />;
 }
 
 /** The response code of the delivery the outcome comes from, and whose it is (never another destination's code alone). */

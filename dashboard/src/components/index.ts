@@ -2,7 +2,7 @@ export { Table, workflowColumn, type Column } from './table';
 export { EmptyState, ErrorMessage, Field, FieldError } from './feedback';
 export { ConfirmButton, CopyButton } from './buttons';
 export { SecretOnce } from './secret-once';
-export { countOf, DeliveryBadge, JsonView, KeyValues, OutcomeBadge, Page, ResponseFrom, ShortId, StatusBadge, Time, WorkflowLink } from './display';
+export { AttemptBadge, countOf, DeliveryBadge, JsonView, KeyValues, OutcomeBadge, Page, ResponseFrom, ShortId, StatusBadge, Time, WorkflowLink } from './display';
 export { Pager, useCursorPager } from './pager';
 export { Can } from './can';
 export { LiveIndicator } from './live-indicator';

@@ -1,6 +1,6 @@
 import { gql } from 'urql';
 import { Link, useParams } from 'wouter';
-import { Can, ConfirmButton, DeliveryBadge, EmptyState, ErrorMessage, JsonView, KeyValues, OutcomeBadge, Page, ResponseFrom, Table, Time, WorkflowLink } from '../components';
+import { AttemptBadge, Can, ConfirmButton, DeliveryBadge, EmptyState, ErrorMessage, JsonView, KeyValues, OutcomeBadge, Page, ResponseFrom, Table, Time, WorkflowLink } from '../components';
 import { useOnReconnect } from '../lib/connection';
 import { useProjectMutation, useProjectQuery, useProjectSubscription } from '../lib/hooks';
 import { EVENT_OUTCOME_FIELDS, type Attempt, type Delivery, type EventOutcomeFields } from '../lib/types';
@@ -199,7 +199,7 @@ function Attempts({ attempts }: { attempts: Attempt[] }) {
       columns={[
         { header: '#', cell: (a) => a.attemptNumber, className: 'num' },
         { header: 'When', cell: (a) => <Time value={a.createdAt} /> },
-        { header: 'Outcome', cell: (a) => <DeliveryBadge status={a.status} /> },
+        { header: 'Outcome', cell: (a) => <AttemptBadge status={a.status} /> },
         { header: 'Code', cell: (a) => <span data-testid="status-code">{a.statusCode ?? '—'}</span>, className: 'num' },
         { header: 'Latency', cell: (a) => (a.latencyMs === null ? '—' : `${a.latencyMs} ms`), className: 'num' },
         { header: 'Next retry', cell: (a) => <Time value={a.nextRetryAt} /> },

@@ -2012,8 +2012,11 @@ export interface components {
             destination_id: string;
             /** @description 1-based within its delivery */
             attempt_number: number;
-            /** @enum {string} */
-            status: "queued" | "retrying" | "success" | "failed" | "canceled" | "skipped";
+            /**
+             * @description rate_limited: the answer (a 429, a 503 with Retry-After) was waited out; not counted towards max_attempts
+             * @enum {string}
+             */
+            status: "queued" | "retrying" | "success" | "failed" | "canceled" | "skipped" | "rate_limited";
             status_code: number | null;
             /** @description First 4096 bytes of the response */
             response_body: string | null;
@@ -4356,7 +4359,7 @@ export interface operations {
                 delivery_id?: string;
                 destination_id?: string;
                 endpoint_id?: string;
-                status?: "queued" | "retrying" | "success" | "failed" | "canceled" | "skipped";
+                status?: "queued" | "retrying" | "success" | "failed" | "canceled" | "skipped" | "rate_limited";
                 event_type?: string;
                 /** @description Inclusive lower bound of created_at */
                 created_after?: string;

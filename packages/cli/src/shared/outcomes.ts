@@ -20,6 +20,12 @@ export const OUTCOMES = [
 ] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
+/**
+ * Only an attempt can be `rate_limited`: the receiver asked to wait (a 429, a 503 with Retry-After) and the
+ * answer was waited out. Never an event's or a delivery's outcome, so not among OUTCOMES (the events filter).
+ */
+export type AttemptOutcomeWord = Outcome | 'rate_limited';
+
 export type OutcomeTone = 'ok' | 'bad' | 'wait' | 'muted';
 
 interface OutcomeWord {
@@ -30,7 +36,7 @@ interface OutcomeWord {
   meaning: string;
 }
 
-export const OUTCOME_WORDS: Record<Outcome, OutcomeWord> = {
+export const OUTCOME_WORDS: Record<AttemptOutcomeWord, OutcomeWord> = {
   quarantined: { label: 'quarantined', tone: 'bad', meaning: 'the fan-out could not process the event, even alone: set aside with its reason, not delivered' },
   dead_lettered: { label: 'dead-lettered', tone: 'bad', meaning: 'a delivery failed for good and waits in the dead-letter queue' },
   failed: { label: 'failed', tone: 'bad', meaning: 'a delivery failed for good and is no longer in the dead-letter queue' },
@@ -41,9 +47,14 @@ export const OUTCOME_WORDS: Record<Outcome, OutcomeWord> = {
   delivered: { label: 'delivered', tone: 'ok', meaning: 'every destination answered 2xx' },
   no_destination: { label: 'no destination', tone: 'muted', meaning: 'no active linked destination took the event' },
   filtered: { label: 'filtered', tone: 'muted', meaning: "the source's filters dropped the event: not delivered" },
+  rate_limited: {
+    label: 'rate-limited',
+    tone: 'wait',
+    meaning: 'the receiver asked to wait (a 429, or a 503 with Retry-After): waited out and sent again, not counted towards max_attempts',
+  },
 };
 
-export const outcomeLabel = (outcome: Outcome): string => OUTCOME_WORDS[outcome].label;
+export const outcomeLabel = (outcome: AttemptOutcomeWord): string => OUTCOME_WORDS[outcome].label;
 
 /**
  * A delivery's (or one attempt's) stored status as an outcome word; a failed
@@ -62,6 +73,10 @@ export type DeliveryStatusName = keyof typeof DELIVERY_STATUS_OUTCOMES;
 export function deliveryOutcome(status: DeliveryStatusName, deadLettered = false): Outcome {
   return status === 'failed' && deadLettered ? 'dead_lettered' : DELIVERY_STATUS_OUTCOMES[status];
 }
+
+/** An attempt's stored status as an outcome word: a delivery's, or `rate_limited`. */
+export const ATTEMPT_STATUS_OUTCOMES = { ...DELIVERY_STATUS_OUTCOMES, rate_limited: 'rate_limited' } as const satisfies Record<string, AttemptOutcomeWord>;
+export type AttemptStatusName = keyof typeof ATTEMPT_STATUS_OUTCOMES;
 
 /** An event as far as its outcome goes: what happened at ingress and fan-out, and its current deliveries' outcomes. */
 export interface OutcomeInput {
