@@ -10,6 +10,7 @@ import { createLogger, type Logger } from '../src/common/logger';
 import { NOTIFY } from '../src/common/notify-channels';
 import { loadConfig } from '../src/config/config';
 import { DeliveryDispatcher } from '../src/deliveries/delivery-dispatcher';
+import { WorkflowReconciler } from '../src/deliveries/workflow-reconciler';
 import { metricsRegistry } from '../src/metrics/metrics';
 import { createOrm, migrate } from '../src/db/orm';
 import { startEmbeddedPostgres } from '../src/launcher/postgres';
@@ -220,6 +221,10 @@ async function measureEndToEnd(databaseUrl: string, address: string, opts: Opts,
     if (opts.eager) dispatcher.useEagerStart(new Client({ connection: worker.worker.connection!, namespace: 'default' }));
     await dispatcher.start();
     stops.push(() => dispatcher.stop());
+    // And its workflow reconciler, at its production settings (its passes cost nothing per delivery that succeeds).
+    const reconciler = new WorkflowReconciler(container);
+    reconciler.start();
+    stops.push(() => reconciler.stop());
 
     const knex = container.orm.em.getConnection().getKnex();
     const [org, user, project, endpoint, destination] = [uuidv7(), uuidv7(), uuidv7(), uuidv7(), uuidv7()];

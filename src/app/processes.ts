@@ -3,6 +3,7 @@ import type { AppContainer } from './container';
 import { type ApiServer, startApiServer } from '../http/server';
 import { WorkerSupervisor } from '../worker/worker-supervisor';
 import { DeliveryDispatcher } from '../deliveries/delivery-dispatcher';
+import { WorkflowReconciler } from '../deliveries/workflow-reconciler';
 import { OperationalEventPublisher } from '../operational-events/operational-event-publisher';
 import { SourceMonitor } from '../schemas/source-monitor';
 import { closeHttpAgents } from '../sending/http-client';
@@ -74,6 +75,10 @@ export async function startWorkerProcess(container: AppContainer, taskQueue?: st
   // The dispatcher stops before the worker whose connection its eager starts use (closers run last first).
   container.onClose('temporal worker', () => supervisor.stop());
   container.onClose('dispatcher', () => dispatcher.stop());
+  // No delivery left without a workflow (a terminated, timed-out or lost one): a bounded pass a minute.
+  const reconciler = new WorkflowReconciler(container);
+  reconciler.start();
+  container.onClose('workflow reconciler', () => reconciler.stop());
   // Needs only PostgreSQL: operational events become events on the system sources, which the dispatcher fans out.
   const publisher = new OperationalEventPublisher(container);
   await publisher.start();

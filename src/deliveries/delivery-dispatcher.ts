@@ -122,7 +122,8 @@ export async function claimDeliveriesToStart(
   return { deliveries: rows.filter((r: { id: string | null }) => r.id).map(toDeliveryToStart), waiting: rows[0]?.waiting ?? 0 };
 }
 
-function toDeliveryToStart(r: Record<string, string>): DeliveryToStart {
+/** A row of deliveries joined with its event's type and its endpoint's slug (`id`, `event_id`, …, `endpoint_slug`). */
+export function toDeliveryToStart(r: Record<string, string>): DeliveryToStart {
   return {
     deliveryId: r.id,
     eventId: r.event_id,

@@ -54,4 +54,8 @@ export class Delivery extends BaseEntity {
 
   @Property({ type: 'timestamptz', nullable: true })
   completedAt?: Date | null;
+
+  /** What the relay did to the delivery outside its attempts (its workflow lost and started again, or ended without an outcome). */
+  @Property({ type: 'text', nullable: true })
+  note?: string | null;
 }

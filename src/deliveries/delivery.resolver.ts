@@ -61,6 +61,7 @@ export class DeliveryType implements DeliveryView {
   @Field({ name: 'workflowId', description: 'The Temporal workflow that runs this delivery (`delivery-<id>`).' }) workflow_id!: string;
   @Field(() => String, { name: 'workflowUrl', nullable: true, description: "The workflow's page in the Temporal web UI; null when the service does not know the UI's address (TEMPORAL_UI_URL)." })
   workflow_url!: string | null;
+  @Field(() => String, { nullable: true, description: 'What the relay did to this delivery outside its attempts: its Temporal workflow ended without recording an outcome (the delivery was then dead-lettered or canceled), or was lost and started again with its attempts kept; null when nothing.' }) note!: string | null;
   @Field({ name: 'createdAt' }) created_at!: string;
   @Field({ name: 'updatedAt' }) updated_at!: string;
 }

@@ -23,6 +23,7 @@ export const deliveryView = z.object({
   completed_at: z.iso.datetime().nullable(),
   workflow_id: z.string().describe('The Temporal workflow that runs this delivery (`delivery-<id>`): search it in the Temporal UI or with `temporal workflow describe --workflow-id`'),
   workflow_url: z.url().nullable().describe("The workflow's page in the Temporal web UI; null when the service does not know the UI's address (TEMPORAL_UI_URL)"),
+  note: z.string().nullable().describe('What the relay did to this delivery outside its attempts: its Temporal workflow ended without recording an outcome (the delivery was then dead-lettered or canceled), or was lost and started again with its attempts kept; null when nothing'),
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),
 });
@@ -47,6 +48,7 @@ export function toDeliveryView(d: Delivery, ui: WorkflowUi): DeliveryView {
     completed_at: iso(d.completedAt),
     workflow_id: workflowId,
     workflow_url: workflowUrl(ui, workflowId),
+    note: d.note ?? null,
     created_at: iso(d.createdAt)!,
     updated_at: iso(d.updatedAt)!,
   };

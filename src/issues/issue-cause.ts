@@ -22,9 +22,12 @@ export const ISSUE_CAUSES = [
 ] as const;
 export type IssueCause = (typeof ISSUE_CAUSES)[number];
 
-/** The cause of a failed send; null for a success, a skipped CLI forward or a chat platform's rate limit (not failures). */
+/**
+ * The cause of a failed send; null for a success, a skipped CLI forward or a chat platform's rate limit (not
+ * failures), and for a workflow that ended without an outcome (the relay's, not the destination's: dead-lettered, in no issue).
+ */
 export function issueCause(result: Pick<SendResult, 'ok' | 'skipped' | 'rateLimited' | 'statusCode' | 'failure'>): Exclude<IssueCause, 'schema_changed' | 'source_silent'> | null {
-  if (result.ok || result.skipped || result.rateLimited) return null;
+  if (result.ok || result.skipped || result.rateLimited || result.failure === 'workflow_ended') return null;
   if (result.failure) return result.failure;
   const code = result.statusCode;
   if (code === null) return 'configuration'; // not sent: a refused or missing URL, a missing token or base URL

@@ -104,6 +104,18 @@ export const deliveryFirstAttemptSeconds = new Histogram({
   registers: [metricsRegistry],
 });
 
+export const deliveryWorkflowsReconciled = new Counter({
+  name: 'relay_delivery_workflows_reconciled_total',
+  help:
+    'Deliveries whose Temporal workflow ended without recording an outcome or was lost, by what the reconciler did (dead_lettered, canceled, restarted) and how the workflow ended (terminated, timed_out, failed, canceled, completed, not_found).',
+  labelNames: ['action', 'reason'] as const,
+  registers: [metricsRegistry],
+});
+// Each action with each way it comes about, at 0 from the start, so that an alert's increase() counts the first one.
+for (const reason of ['terminated', 'timed_out', 'failed', 'completed']) deliveryWorkflowsReconciled.inc({ action: 'dead_lettered', reason }, 0);
+deliveryWorkflowsReconciled.inc({ action: 'canceled', reason: 'canceled' }, 0);
+deliveryWorkflowsReconciled.inc({ action: 'restarted', reason: 'not_found' }, 0);
+
 export const deliveryRetriesScheduled = new Counter({
   name: 'relay_delivery_retries_scheduled_total',
   help: 'Failed attempts followed by a scheduled retry (durable timer), by destination type.',

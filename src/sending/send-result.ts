@@ -31,7 +31,15 @@ export interface SendResult {
   skipped?: boolean;
 }
 
-export type FailureKind = 'timeout' | 'connection_refused' | 'connection_error' | 'transform_error' | 'template_error' | 'circuit_open';
+export type FailureKind =
+  | 'timeout'
+  | 'connection_refused'
+  | 'connection_error'
+  | 'transform_error'
+  | 'template_error'
+  | 'circuit_open'
+  /** The delivery's Temporal workflow ended without recording an outcome (src/deliveries/workflow-reconciler.ts): nothing was sent. */
+  | 'workflow_ended';
 
 /** One implementation of the stored-body cut, shared with the CLI (it cuts what it reports the same way). */
 export { STORED_BODY_LIMIT_BYTES } from '../../packages/cli/src/shared/limits';

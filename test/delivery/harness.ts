@@ -6,6 +6,7 @@ import type { Destination } from '../../src/destinations/destination.entity';
 import type { WebhookEndpoint } from '../../src/endpoints/endpoint.entity';
 import { deliveryWorkflowId } from '../../src/temporal/delivery-workflows';
 import { DeliveryDispatcher } from '../../src/deliveries/delivery-dispatcher';
+import { type ReconcilerOptions, WorkflowReconciler } from '../../src/deliveries/workflow-reconciler';
 import { closeHttpAgents } from '../../src/sending/http-client';
 import { type RelayWorker, startRelayWorker } from '../../src/worker/worker';
 import { createDestination, createEndpoint, createWorkspace, linkEndpoint, type Workspace } from '../support/factories';
@@ -112,27 +113,37 @@ export async function createScene(container: AppContainer): Promise<Scene> {
   };
 }
 
-/** The delivery path of a worker process, in this test: a fresh database, the real Temporal worker, the outbox dispatcher, a local receiver. */
+/**
+ * The delivery path of a worker process, in this test: a fresh database, the real Temporal worker, the outbox
+ * dispatcher, the workflow reconciler, a local receiver.
+ */
 export interface DeliveryStack {
   t: TestContainer;
   worker: RelayWorker;
   dispatcher: DeliveryDispatcher;
+  reconciler: WorkflowReconciler;
   receiver: Receiver;
   close(): Promise<void>;
 }
 
-export async function startDeliveryStack(opts: { env?: Record<string, string>; dispatcher?: ConstructorParameters<typeof DeliveryDispatcher>[1] } = {}): Promise<DeliveryStack> {
+export async function startDeliveryStack(
+  opts: { env?: Record<string, string>; dispatcher?: ConstructorParameters<typeof DeliveryDispatcher>[1]; reconciler?: ReconcilerOptions } = {},
+): Promise<DeliveryStack> {
   const receiver = await startReceiver();
   const t = await createTestContainer(opts.env);
   const worker = await startRelayWorker(t.container);
   const dispatcher = new DeliveryDispatcher(t.container, { pollIntervalMs: 200, sweepAfterMs: 1000, ...opts.dispatcher });
   await dispatcher.start();
+  const reconciler = new WorkflowReconciler(t.container, opts.reconciler);
+  reconciler.start();
   return {
     t,
     worker,
     dispatcher,
+    reconciler,
     receiver,
     close: async () => {
+      await reconciler.stop();
       await dispatcher.stop();
       await worker.stop();
       await receiver.close();

@@ -96,6 +96,8 @@ describe('the Prometheus alert rules (deploy/prometheus/alerts.yml)', () => {
       expect(sample(page, 'temporal_worker_task_slots_available', { ...queue, worker_type: 'WorkflowWorker' })).toBeGreaterThan(0);
       expect(sample(page, 'relay_ready')).toBe(1);
       for (const check of ['database', 'temporal', 'worker']) expect([check, sample(page, 'relay_readiness_check', { check })]).toEqual([check, 1]);
+      // A counter an alert takes the increase() of is at 0 before its first count, or that first count would not alert.
+      expect(sample(page, 'relay_delivery_workflows_reconciled_total', { action: 'dead_lettered', reason: 'terminated' })).toBe(0);
 
       const families = declared(page);
       const exported = (name: string) => families.has(name) || families.has(name.replace(/_(bucket|sum|count)$/, ''));

@@ -48,6 +48,8 @@ export interface Delivery {
   replayOfId: string | null;
   deadLetteredAt: string | null;
   completedAt: string | null;
+  /** What the relay did outside the attempts (its workflow lost and started again, or ended without an outcome). */
+  note: string | null;
   createdAt: string;
   /** The delivery's page in the Temporal UI; null when the service does not know the UI's address. */
   workflowUrl: string | null;

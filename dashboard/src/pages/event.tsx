@@ -6,7 +6,7 @@ import { useProjectMutation, useProjectQuery, useProjectSubscription } from '../
 import { EVENT_OUTCOME_FIELDS, type Attempt, type Delivery, type EventOutcomeFields } from '../lib/types';
 
 const DELIVERY_FIELDS = `
-  id eventId status attemptCount nextRetryAt replayOfId deadLetteredAt completedAt createdAt workflowUrl
+  id eventId status attemptCount nextRetryAt replayOfId deadLetteredAt completedAt note createdAt workflowUrl
   destination { id name type }
   attempts { id deliveryId attemptNumber status statusCode latencyMs responseHeaders responseBody responseBodyTruncated error nextRetryAt createdAt }
 `;
@@ -182,6 +182,11 @@ export function EventPage() {
               )}
             </Can>
           </div>
+          {d.note && (
+            <p className="muted" data-testid="delivery-note">
+              {d.note}
+            </p>
+          )}
           <Attempts attempts={d.attempts} />
         </section>
       ))}

@@ -1981,6 +1981,8 @@ export interface components {
             workflow_id: string;
             /** @description The workflow's page in the Temporal web UI; null when the service does not know the UI's address (TEMPORAL_UI_URL) */
             workflow_url: string | null;
+            /** @description What the relay did to this delivery outside its attempts: its Temporal workflow ended without recording an outcome (the delivery was then dead-lettered or canceled), or was lost and started again with its attempts kept; null when nothing */
+            note: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
