@@ -67,7 +67,8 @@ const UNATTEMPTED_WINDOW_SECONDS = 300;
  * beside a silent CLI); the picks are interleaved (every destination's first, then every
  * second…), each project keeps to its own window (so many busy destinations of
  * one project cannot fill the global one), and the lot is cut at the global window's room. Claiming sets
- * `workflow_started_at`. ONE statement.
+ * `workflow_started_at`. ONE statement. `waiting`: the destinations with unstarted deliveries this claim left (the
+ * statement reads the rows as they were before it marked them, so those it picked are left out by id).
  */
 export async function claimDeliveriesToStart(
   knex: Knex,
@@ -111,7 +112,11 @@ export async function claimDeliveriesToStart(
        update deliveries set workflow_started_at = now() from picked where deliveries.id = picked.id
        returning deliveries.id, deliveries.event_id, deliveries.destination_id, deliveries.project_id, deliveries.endpoint_id
      )
-     select (select count(*) from dests where destination_id is not null)::int as waiting,
+     select (select count(*) from dests x
+              where x.destination_id is not null
+                and exists (select 1 from deliveries d
+                             where d.destination_id = x.destination_id and d.status = 'queued' and d.workflow_started_at is null
+                               and not exists (select 1 from picked p where p.id = d.id)))::int as waiting,
             s.id, s.event_id, s.destination_id, s.project_id, s.event_type, s.endpoint_slug
        from (select 1) one left join (
          select m.id, m.event_id, m.destination_id, m.project_id, e.event_type, ep.slug as endpoint_slug

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { DeliveryDispatcher } from '../../src/deliveries/delivery-dispatcher';
+import { DeliveryDispatcher, claimDeliveriesToStart } from '../../src/deliveries/delivery-dispatcher';
 import { fanOutEvents } from '../../src/deliveries/fan-out';
 import { metricsRegistry } from '../../src/metrics/metrics';
 import { startRelayWorker } from '../../src/worker/worker';
@@ -279,6 +279,28 @@ describe('fair dispatch', () => {
       expect(await fanOutEvents(knex, 10)).toEqual({ events: 10, deliveries: 10 });
       const fanned = (await sql<{ id: string }>(t.container, 'select id from events where dispatched_at is not null order by id')).map((r) => r.id);
       expect(fanned).toEqual([...noisyEvents.slice(0, 9), quietEvent]);
+    } finally {
+      await t.close();
+    }
+  }, 60_000);
+
+  it('a claim says which destinations it left deliveries waiting for a window, and none when it started them all (no re-look 100 ms later)', async () => {
+    const t = await createTestContainer();
+    try {
+      const scene = await createScene(t.container);
+      const destination = await scene.destination('http://127.0.0.1:9/never');
+      const knex = t.container.orm.em.getConnection().getKnex();
+      const opts = { batchSize: 500, perDestinationWindow: 2, perProjectWindow: 100, maxUnattempted: 100, defaultMaxConcurrency: 100 };
+      await insertEvent(t.container, scene.endpoint);
+      await fanOutEvents(knex, 10);
+      // Room for it: started, nothing left waiting (the claim used to count its own destination, so every pass was followed by another).
+      expect(await claimDeliveriesToStart(knex, opts)).toMatchObject({ deliveries: [expect.objectContaining({ destinationId: destination.id })], waiting: 0 });
+      for (let i = 0; i < 3; i++) await insertEvent(t.container, scene.endpoint);
+      await fanOutEvents(knex, 10);
+      // A window of 2, one taken: one started, two left waiting on this destination.
+      const second = await claimDeliveriesToStart(knex, opts);
+      expect([second.deliveries.length, second.waiting]).toEqual([1, 1]);
+      expect(await claimDeliveriesToStart(knex, opts)).toEqual({ deliveries: [], waiting: 1 });
     } finally {
       await t.close();
     }
