@@ -17,6 +17,8 @@ export interface CliRun {
   stdout(): string;
   stderr(): string;
   exited: Promise<number | null>;
+  /** Resolves once the CLI has exited and its stdout and stderr have ended ('exit' may come before the last output). */
+  closed: Promise<number | null>;
   /** Resolves once stdout matches `pattern` (rejects if the CLI exits first or after `timeoutMs`). */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
   stop(): Promise<number | null>;
@@ -32,11 +34,13 @@ export function runCli(args: string[], env: Record<string, string>, opts: { stdi
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   if (opts.stdin !== undefined) child.stdin!.end(opts.stdin);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const closed = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   return {
     child,
     stdout: () => stdout,
     stderr: () => stderr,
     exited,
+    closed,
     waitFor: async (pattern, timeoutMs = 20_000) => {
       const deadline = Date.now() + timeoutMs;
       for (;;) {

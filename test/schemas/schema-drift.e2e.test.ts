@@ -183,8 +183,9 @@ describe('schema drift and silence (the running service, real worker and Tempora
 
   it('relay schema --typescript writes types the whole corpus compiles against with tsc', async () => {
     const key = await call('POST', '/v1/api-keys', { name: 'schema types' });
+    // All of its output (a large module): 'exit' may come before the last of it is read.
     const cli = runCli(['schema', source.slug, '--typescript', '--api-url', service.baseUrl], { RELAY_API_KEY: key.body.key, XDG_CONFIG_HOME: work });
-    expect(await cli.exited).toBe(0);
+    expect(await cli.closed).toBe(0);
     expect(cli.stdout()).toContain('export interface IssuesEvent {');
     fs.writeFileSync(path.join(work, 'codehost-a-events.ts'), cli.stdout());
     const lines = ["import type { CodehostAEvents } from './codehost-a-events';"];
@@ -202,10 +203,10 @@ describe('schema drift and silence (the running service, real worker and Tempora
 
     // One event type, as JSON Schema.
     const one = runCli(['schema', source.slug, 'push', '--api-url', service.baseUrl], { RELAY_API_KEY: key.body.key, XDG_CONFIG_HOME: work });
-    expect(await one.exited).toBe(0);
+    expect(await one.closed).toBe(0);
     expect(JSON.parse(one.stdout())).toMatchObject({ $schema: 'https://json-schema.org/draft/2020-12/schema', title: 'push', type: 'object' });
     const missing = runCli(['schema', source.slug, 'no_such_type', '--api-url', service.baseUrl], { RELAY_API_KEY: key.body.key, XDG_CONFIG_HOME: work });
-    expect(await missing.exited).toBe(1);
+    expect(await missing.closed).toBe(1);
     expect(missing.stderr()).toMatch(/^relay: codehost-a-\d+ has received no event of type "no_such_type"; its types: "branch_protection_rule", /);
   }, 120_000);
 
