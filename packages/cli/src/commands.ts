@@ -131,6 +131,20 @@ function isClientCommand(name: string | undefined): boolean {
   return clients.commands.some((c) => c.name() === name);
 }
 
+/**
+ * Exits once stdout and stderr have handed everything written to them to the OS. On a pipe (`relay schema … > file`
+ * is a file, `relay schema … | less` a pipe) Node 24 writes asynchronously, and exiting at once cut what the pipe's
+ * reader had not taken yet: a large `relay schema --typescript` ended mid-line.
+ */
+function exitWhenWritten(code: number): void {
+  let pending = 2;
+  const written = () => {
+    if (--pending === 0) process.exit(code);
+  };
+  process.stdout.write('', written);
+  process.stderr.write('', written);
+}
+
 /** Parses the command line and runs the command; exits with its code (a client command also when it is done). */
 export function runRelay(program: Command, options: RunOptions = {}): void {
   const argv = process.argv.slice(2);
@@ -139,7 +153,7 @@ export function runRelay(program: Command, options: RunOptions = {}): void {
     .parseAsync(argv, { from: 'user' })
     .then(() => {
       // Client commands leave nothing running that should keep the process (keep-alive sockets, stdin).
-      if (isClientCommand(argv[0])) process.exit(0);
+      if (isClientCommand(argv[0])) exitWhenWritten(0);
     })
     .catch((err) => exitWith(err, argv[0], options));
 }
